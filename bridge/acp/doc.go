@@ -1,0 +1,16 @@
+// Package acp holds the wire types of the Agent Client Protocol (ACP),
+// version 1, as the bridge speaks it: request, response and notification
+// parameters, the unions they carry, method names, error codes and the Client
+// interface through which adapters reach the editor.
+//
+// The types follow the official v1 JSON schema: Go type names equal the
+// schema's $defs names, with "Id" spelled "ID"; JSON field names and
+// optionality match the schema exactly. Unions are structs with one pointer
+// per variant and hand-written (Un)MarshalJSON keyed on the discriminator;
+// an unknown discriminator is a decoding error, never a silent wrong variant.
+// Arrays the schema requires marshal as [] even when nil.
+//
+// The package is data only. It imports only the standard library, does not
+// log, and knows nothing about framing or transports (those belong to
+// bridge/internal/jsonrpc, which in turn does not import this package).
+package acp
