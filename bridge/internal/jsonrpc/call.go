@@ -1,0 +1,150 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// cancelRequestTimeout bounds how long the "$/cancel_request" for an
+// abandoned call may take to write.
+const cancelRequestTimeout = 5 * time.Second
+
+// maxAbandoned bounds the set of abandoned call ids kept to recognise their
+// late answers; a peer that never answers them must not grow it forever.
+const maxAbandoned = 1024
+
+// Call sends a request and waits for its answer, which is unmarshalled into
+// result unless result is nil. An error response is returned as the *Error
+// itself. If ctx ends first, the call is given up at once, a
+// "$/cancel_request" for it is sent in the background, and the returned
+// error wraps ctx's cause. If the read loop ends first, the error wraps
+// ErrDisconnected.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return fmt.Errorf("calling %q: %w", method, err)
+	}
+	id := Int64ID(c.nextID.Add(1))
+	ch := make(chan *Response, 1)
+	c.mu.Lock()
+	ended := c.ended
+	if !ended {
+		c.pending[id] = ch
+	}
+	c.mu.Unlock()
+	if ended {
+		return c.disconnected(method)
+	}
+	if err := c.write(ctx, &Request{ID: id, Method: method, Params: raw}); err != nil {
+		c.forget(id)
+		return fmt.Errorf("calling %q: %w", method, err)
+	}
+	var resp *Response
+	select {
+	case resp = <-ch:
+	case <-ctx.Done():
+		c.abandon(id)
+		return fmt.Errorf("calling %q: %w", method, context.Cause(ctx))
+	case <-c.done:
+		select {
+		case resp = <-ch:
+		default:
+			return c.disconnected(method)
+		}
+	}
+	if resp.Error != nil {
+		return resp.Error
+	}
+	if result != nil {
+		if err := json.Unmarshal(resp.Result, result); err != nil {
+			return fmt.Errorf("decoding result of %q: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// Notify sends a notification. It returns once the message is written (or
+// buffered behind a write in progress), so notifications and answers sent
+// from one goroutine go out in the order they were sent.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return fmt.Errorf("notifying %q: %w", method, err)
+	}
+	if err := c.write(ctx, &Request{Method: method, Params: raw}); err != nil {
+		return fmt.Errorf("notifying %q: %w", method, err)
+	}
+	return nil
+}
+
+func (c *Conn) disconnected(method string) error {
+	if err := c.Err(); err != nil {
+		return fmt.Errorf("calling %q: %w: %w", method, ErrDisconnected, err)
+	}
+	return fmt.Errorf("calling %q: %w", method, ErrDisconnected)
+}
+
+// retire delivers a response to the call waiting for it. It runs in the read
+// loop.
+func (c *Conn) retire(r *Response) {
+	c.mu.Lock()
+	ch, ok := c.pending[r.ID]
+	delete(c.pending, r.ID)
+	_, late := c.abandoned[r.ID]
+	delete(c.abandoned, r.ID)
+	c.mu.Unlock()
+	switch {
+	case ok:
+		ch <- r // 1-buffered and used once: never blocks
+	case !late:
+		c.report(fmt.Errorf("response to unknown request id %v", r.ID))
+	}
+}
+
+// forget drops a pending call whose request could not be written.
+func (c *Conn) forget(id ID) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// abandon gives up a pending call whose caller's ctx ended and, unless it
+// was answered meanwhile or the read loop has ended, asks the peer to cancel
+// it without making the caller wait for that write.
+func (c *Conn) abandon(id ID) {
+	c.mu.Lock()
+	_, waiting := c.pending[id]
+	delete(c.pending, id)
+	send := waiting && !c.ended
+	if send {
+		if len(c.abandoned) >= maxAbandoned {
+			clear(c.abandoned)
+		}
+		c.abandoned[id] = struct{}{}
+		c.bg.Add(1) // under mu, before ended is set: Wait cannot have begun
+	}
+	c.mu.Unlock()
+	if !send {
+		return
+	}
+	go func() {
+		defer c.bg.Done()
+		ctx, cancel := context.WithTimeout(c.ctx, cancelRequestTimeout)
+		defer cancel()
+		params := map[string]ID{"requestId": id}
+		if err := c.Notify(ctx, MethodCancelRequest, params); err != nil && c.ctx.Err() == nil {
+			c.report(err)
+		}
+	}()
+}
+
+// marshalParams marshals params, with nil (or JSON null) as absent.
+func marshalParams(params any) (json.RawMessage, error) {
+	raw, err := marshalValue(params)
+	if err != nil || string(raw) == "null" {
+		return nil, err
+	}
+	return raw, nil
+}

@@ -1,0 +1,198 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// MethodCancelRequest is the notification either side sends to cancel one of
+// its outstanding requests (ACP, stable since schema v1.17). A Conn handles
+// it itself when it arrives and sends it when an outgoing Call's ctx ends.
+const MethodCancelRequest = "$/cancel_request"
+
+// Handler answers one incoming request. For a call, the result is marshalled
+// with encoding/json (a json.RawMessage passes through) and a non-nil error
+// becomes the error response: an *Error passes through; an error with a
+// method RPCError() (code int64, message string, data any) (how acp.Error
+// crosses without an import) is converted; context.Canceled becomes -32800
+// "Request cancelled"; anything else is -32603 with err.Error(). Handlers
+// return ErrMethodNotFound for methods they do not know. For a notification
+// the result is ignored and an error goes to Options.OnInternalError.
+//
+// ctx is cancelled, with cause ErrRequestCancelled, when the peer sends
+// "$/cancel_request" for the call, and with the Conn's cause when it breaks
+// or closes. The handler must still return; its answer is still written.
+type Handler func(ctx context.Context, req *Request) (result any, err error)
+
+// Options configures a Conn. The zero value is usable: every method is then
+// answered with ErrMethodNotFound.
+type Options struct {
+	// Handler answers incoming requests.
+	Handler Handler
+	// Preempt runs inline in the read loop before a request is queued; it
+	// must not block. Returning true means the request was handled: a
+	// notification goes no further, and a call is answered with a null
+	// result. Use it for cancellation ("session/cancel"), which must never
+	// wait behind the work it cancels. ctx is the Conn's context.
+	Preempt func(ctx context.Context, req *Request) bool
+	// Sync reports methods whose calls run in the read loop, in arrival
+	// order, before anything after them is read ("initialize"). Their
+	// handlers must not make outgoing Calls: the read loop that would
+	// deliver the answer is busy running them.
+	Sync func(method string) bool
+	// OnInternalError receives problems no caller can be told about: a
+	// failed notification handler, a handler panic, a response to an
+	// unknown id, a broken stream. It may be called from several goroutines
+	// at once and must not block.
+	OnInternalError func(error)
+}
+
+// ErrDisconnected is wrapped by the error of outgoing calls that cannot be
+// answered any more because the connection's read loop has ended.
+var ErrDisconnected = errors.New("peer disconnected")
+
+// errClosed is the cause the Conn's context is cancelled with by Close.
+var errClosed = errors.New("connection closed")
+
+// Conn is a JSON-RPC 2.0 connection over a Stream. It has exactly one read
+// loop goroutine, which dispatches incoming messages but runs handler code
+// only for Preempt and Sync methods: other calls run each in their own
+// goroutine, and notifications run one at a time, in arrival order, on one
+// worker goroutine behind an unbounded queue. The read loop therefore never
+// waits for a handler, which matters because handlers make outgoing Calls
+// whose answers the read loop must deliver.
+//
+// All methods are safe for concurrent use. The owner must call Close, and
+// not from a handler: Close waits for handlers to return.
+type Conn struct {
+	stream Stream
+	opts   Options
+	ctx    context.Context // cancelled by Close, by a broken stream, or by the parent
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed when the read loop has ended
+
+	nextID atomic.Int64
+
+	mu        sync.Mutex
+	pending   map[ID]chan *Response          // outgoing calls awaiting an answer; guarded by mu
+	abandoned map[ID]struct{}                // outgoing calls given up on; guarded by mu
+	inflight  map[ID]context.CancelCauseFunc // incoming calls being handled; guarded by mu
+	ended     bool                           // the read loop has ended; guarded by mu
+	err       error                          // why it ended; guarded by mu
+	broken    error                          // first write failure; guarded by mu
+
+	queue notificationQueue
+
+	handlers  sync.WaitGroup // call goroutines and the notification worker
+	bg        sync.WaitGroup // "$/cancel_request" senders; Add only while !ended
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// NewConn starts serving s and returns the connection. Handler contexts
+// derive from ctx; cancelling ctx ends the connection like Close, except
+// that Err then reports the cause.
+func NewConn(ctx context.Context, s Stream, opts Options) *Conn {
+	if opts.Handler == nil {
+		opts.Handler = func(context.Context, *Request) (any, error) { return nil, ErrMethodNotFound }
+	}
+	c := &Conn{
+		stream:    s,
+		opts:      opts,
+		done:      make(chan struct{}),
+		pending:   make(map[ID]chan *Response),
+		abandoned: make(map[ID]struct{}),
+		inflight:  make(map[ID]context.CancelCauseFunc),
+		queue:     newNotificationQueue(),
+	}
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	c.handlers.Add(1)
+	go c.notificationWorker()
+	go c.readLoop()
+	return c
+}
+
+// Done returns a channel closed when the read loop has ended: end of input,
+// a broken stream, Close, or the parent context.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the read loop ended: nil while it runs, after a clean end
+// of input and after Close; otherwise the stream error or the cause of the
+// cancellation.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Wait waits until the read loop has ended and every in-flight handler has
+// returned and had its answer written, then returns Err. An end of input
+// cancels nothing: handlers finish their work unless the owner closes.
+func (c *Conn) Wait() error {
+	<-c.done
+	c.handlers.Wait()
+	c.bg.Wait()
+	return c.Err()
+}
+
+// Close cancels every handler's context, closes the stream and waits as
+// Wait does. It is idempotent and returns the stream's Close error.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.cancel(errClosed)
+		c.closeErr = c.stream.Close()
+	})
+	_ = c.Wait()
+	return c.closeErr
+}
+
+// readLoop is the only reader of the stream.
+func (c *Conn) readLoop() {
+	for {
+		data, err := c.stream.Read(c.ctx)
+		if err == nil {
+			c.handleMessage(data)
+			continue
+		}
+		var tooLarge *TooLargeError
+		switch {
+		case errors.As(err, &tooLarge):
+			c.replyError(ID{}, &Error{Code: ErrInvalidRequest.Code, Message: tooLarge.Error()})
+		case errors.Is(err, ErrParse):
+			c.replyError(ID{}, toWireError(err))
+		default:
+			c.finish(err)
+			return
+		}
+	}
+}
+
+// finish records why the read loop ended, fails pending calls and lets the
+// notification worker drain and stop.
+func (c *Conn) finish(readErr error) {
+	var err error
+	switch cause := context.Cause(c.ctx); {
+	case c.ctx.Err() != nil && cause != errClosed:
+		err = cause
+	case c.ctx.Err() == nil && !errors.Is(readErr, io.EOF):
+		err = fmt.Errorf("reading message: %w", readErr)
+	}
+	c.mu.Lock()
+	c.ended = true
+	c.err = err
+	c.pending = nil // Call sees done and reports ErrDisconnected
+	c.mu.Unlock()
+	c.queue.close()
+	close(c.done)
+}
+
+// report passes err to OnInternalError, if set.
+func (c *Conn) report(err error) {
+	if c.opts.OnInternalError != nil {
+		c.opts.OnInternalError(err)
+	}
+}

@@ -1,0 +1,219 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+)
+
+// handleMessage decodes one raw message and dispatches it. It runs in the
+// read loop.
+func (c *Conn) handleMessage(data []byte) {
+	msg, err := DecodeMessage(data)
+	if err != nil {
+		var de *DecodeError
+		if errors.As(err, &de) && de.response {
+			// Never answer a response; fail the call it was meant for.
+			c.report(fmt.Errorf("dropping malformed response: %w", err))
+			if de.ID.IsValid() {
+				c.retire(&Response{ID: de.ID, Error: toWireError(err)})
+			}
+			return
+		}
+		id := ID{}
+		if de != nil {
+			id = de.ID
+		}
+		c.replyError(id, toWireError(err))
+		return
+	}
+	switch m := msg.(type) {
+	case *Response:
+		c.retire(m)
+	case *Request:
+		c.dispatch(m)
+	}
+}
+
+// dispatch routes one request: "$/cancel_request" and Preempt inline, Sync
+// calls inline, other calls to their own goroutine, notifications to the
+// worker queue.
+func (c *Conn) dispatch(req *Request) {
+	if req.Method == MethodCancelRequest {
+		c.cancelIncoming(req)
+		if req.IsCall() {
+			c.respond(req.ID, nil, nil)
+		}
+		return
+	}
+	if c.preempt(req) {
+		return
+	}
+	if !req.IsCall() {
+		c.queue.push(req)
+		return
+	}
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	c.mu.Lock()
+	_, dup := c.inflight[req.ID]
+	if !dup {
+		c.inflight[req.ID] = cancel
+	}
+	c.mu.Unlock()
+	if dup {
+		cancel(nil)
+		c.report(fmt.Errorf("request id %v reused while in flight (method %q)", req.ID, req.Method))
+		c.replyError(req.ID, &Error{Code: ErrInvalidRequest.Code, Message: fmt.Sprintf("request id %v is already in flight", req.ID)})
+		return
+	}
+	if c.opts.Sync != nil && c.opts.Sync(req.Method) {
+		c.runCall(ctx, cancel, req)
+		return
+	}
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		c.runCall(ctx, cancel, req)
+	}()
+}
+
+// preempt runs Options.Preempt. A panic in it answers a call with -32603
+// and drops a notification.
+func (c *Conn) preempt(req *Request) (handled bool) {
+	if c.opts.Preempt == nil {
+		return false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err := fmt.Errorf("%w: preempting %q panicked: %v", ErrInternal, req.Method, p)
+			c.report(fmt.Errorf("%w\n%s", err, debug.Stack()))
+			if req.IsCall() {
+				c.replyError(req.ID, toWireError(err))
+			}
+			handled = true
+		}
+	}()
+	if !c.opts.Preempt(c.ctx, req) {
+		return false
+	}
+	if req.IsCall() {
+		c.respond(req.ID, nil, nil)
+	}
+	return true
+}
+
+// cancelIncoming handles "$/cancel_request": it cancels the named in-flight
+// call's context. The call is still answered, by its handler.
+func (c *Conn) cancelIncoming(req *Request) {
+	var p struct {
+		RequestID ID `json:"requestId"`
+	}
+	if err := json.Unmarshal(req.Params, &p); err != nil || !p.RequestID.IsValid() {
+		c.report(fmt.Errorf("%s: invalid params %.200s", MethodCancelRequest, req.Params))
+		return
+	}
+	c.mu.Lock()
+	cancel := c.inflight[p.RequestID]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel(ErrRequestCancelled)
+	}
+}
+
+// runCall runs the handler for a call and writes its answer.
+func (c *Conn) runCall(ctx context.Context, cancel context.CancelCauseFunc, req *Request) {
+	defer cancel(nil)
+	result, err := c.callHandler(ctx, req)
+	// The peer may reuse the id as soon as it has the answer, so the entry
+	// goes before the answer is written.
+	c.mu.Lock()
+	delete(c.inflight, req.ID)
+	c.mu.Unlock()
+	c.respond(req.ID, result, err)
+}
+
+// callHandler runs the handler, turning a panic into an ErrInternal error.
+func (c *Conn) callHandler(ctx context.Context, req *Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: handler for %q panicked: %v", ErrInternal, req.Method, p)
+			c.report(fmt.Errorf("%w\n%s", err, debug.Stack()))
+		}
+	}()
+	return c.opts.Handler(ctx, req)
+}
+
+// respond writes the answer to call id.
+func (c *Conn) respond(id ID, result any, err error) {
+	if t, ok := result.(thenResult); ok {
+		defer t.after()
+		result = t.result
+	}
+	if err != nil {
+		c.replyError(id, toWireError(err))
+		return
+	}
+	raw, merr := marshalValue(result)
+	if merr != nil {
+		err := fmt.Errorf("%w: marshalling result: %v", ErrInternal, merr)
+		c.report(fmt.Errorf("answering request %v: %w", id, err))
+		c.replyError(id, toWireError(err))
+		return
+	}
+	c.send(&Response{ID: id, Result: raw})
+}
+
+// replyError writes an error response.
+func (c *Conn) replyError(id ID, e *Error) {
+	c.send(&Response{ID: id, Error: e})
+}
+
+// send writes a response on the Conn's own behalf: a request's cancellation
+// must not stop its answer, so only the Conn's context applies.
+func (c *Conn) send(r *Response) {
+	if err := c.write(c.ctx, r); err != nil && c.ctx.Err() == nil {
+		c.report(fmt.Errorf("answering request %v: %w", r.ID, err))
+	}
+}
+
+// write encodes and writes one message. A failure not caused by a context
+// breaks the Conn: its context is cancelled with the failure as the cause,
+// which cancels every in-flight request and ends the read loop.
+func (c *Conn) write(ctx context.Context, m Message) error {
+	data, err := EncodeMessage(m)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	broken := c.broken
+	c.mu.Unlock()
+	if broken != nil {
+		return broken
+	}
+	err = c.stream.Write(ctx, data)
+	if err == nil || ctx.Err() != nil || c.ctx.Err() != nil {
+		return err
+	}
+	c.mu.Lock()
+	first := c.broken == nil
+	if first {
+		c.broken = fmt.Errorf("connection broken: %w", err)
+	}
+	broken = c.broken
+	c.mu.Unlock()
+	if first {
+		c.report(broken)
+		c.cancel(broken)
+	}
+	return broken
+}
+
+// marshalValue marshals v, with nil as absent.
+func marshalValue(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return json.Marshal(v)
+}

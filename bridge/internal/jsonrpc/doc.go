@@ -1,0 +1,21 @@
+// Package jsonrpc is the JSON-RPC 2.0 engine of the bridge's ACP connection.
+//
+// It owns three layers:
+//
+//   - the wire model: [Message] (a sealed union of [*Request] and [*Response]),
+//     [ID], the wire [*Error] with its code sentinels, and [EncodeMessage] /
+//     [DecodeMessage];
+//   - framing: a [Stream] carries whole messages; [NewStdio] picks
+//     newline-delimited JSON or LSP-style Content-Length framing from the first
+//     bytes the client sends and answers in kind;
+//   - dispatch: a [Conn] runs one read loop over a Stream, answers requests
+//     through a [Handler], correlates the responses to its own outgoing calls,
+//     and implements "$/cancel_request" in both directions.
+//
+// Other transports (HTTP) implement Stream and reuse Conn above the framing.
+//
+// The package imports only the standard library. It must not import the ACP
+// types (bridge/acp): ACP errors cross the boundary structurally, through an
+// RPCError method (see [Handler]). It never logs; problems that have no caller
+// to return to are reported through [Options].OnInternalError.
+package jsonrpc

@@ -1,0 +1,271 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// clHeader is the header that selects Content-Length framing, lower case.
+const clHeader = "content-length:"
+
+// maxHeaderLine bounds one Content-Length framing header line. Real headers
+// are a few dozen bytes; anything longer is garbage to resynchronise past.
+const maxHeaderLine = 4 << 10
+
+// reader splits the input into messages. It is used only by the stdio pump
+// goroutine.
+type reader struct {
+	br      *bufio.Reader
+	limit   int
+	framing framing
+	// resync is set after malformed Content-Length framing: the next read
+	// first skips to the next "Content-Length:" header.
+	resync bool
+}
+
+// next returns the next message, a *TooLargeError, an error wrapping
+// ErrParse, or a fatal error (io.EOF at the end).
+func (r *reader) next() ([]byte, error) {
+	if r.framing == framingUnknown {
+		f, err := r.detect()
+		if err != nil {
+			return nil, err
+		}
+		r.framing = f
+	}
+	if r.framing == framingContentLength {
+		return r.nextContentLength()
+	}
+	return r.nextLine()
+}
+
+// detect picks the framing from the first non-blank bytes. It peeks no
+// further than needed, so a short invalid first line is not held back
+// waiting for more input.
+func (r *reader) detect() (framing, error) {
+	for {
+		b, err := r.br.Peek(1)
+		if err != nil {
+			return framingUnknown, err
+		}
+		if !isSpace(b[0]) {
+			break
+		}
+		_, _ = r.br.Discard(1)
+	}
+	for n := 1; n <= len(clHeader); n++ {
+		b, err := r.br.Peek(n)
+		if !equalFoldASCII(b, clHeader[:len(b)]) || err != nil {
+			return framingNDJSON, nil
+		}
+	}
+	return framingContentLength, nil
+}
+
+// nextLine returns the next non-blank line, without its line terminator
+// and surrounding whitespace.
+func (r *reader) nextLine() ([]byte, error) {
+	for {
+		line, size, err := r.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if size > r.limit {
+			return nil, &TooLargeError{Size: size, Limit: r.limit}
+		}
+		if line = trimSpace(line); len(line) > 0 {
+			return line, nil
+		}
+	}
+}
+
+// readLine reads one line ("\n" or "\r\n" terminated, or the unterminated
+// rest of the input). size is its length without the terminator. A line over
+// the limit is consumed without being kept: line is then nil.
+func (r *reader) readLine() (line []byte, size int, err error) {
+	var last2 [2]byte // the line's last two bytes so far
+	keep := true
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if keep && size+len(chunk) > r.limit+2 { // +2: room for "\r\n"
+			keep, line = false, nil
+		}
+		if keep {
+			line = append(line, chunk...)
+		}
+		size += len(chunk)
+		switch n := len(chunk); {
+		case n >= 2:
+			last2 = [2]byte{chunk[n-2], chunk[n-1]}
+		case n == 1:
+			last2 = [2]byte{last2[1], chunk[0]}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && (err != io.EOF || size == 0) {
+			return nil, 0, err
+		}
+		break
+	}
+	if size > 0 && last2[1] == '\n' {
+		size--
+		if size > 0 && last2[0] == '\r' {
+			size--
+		}
+	}
+	if keep {
+		line = line[:size]
+	}
+	return line, size, nil
+}
+
+// nextContentLength returns the next Content-Length framed message.
+func (r *reader) nextContentLength() ([]byte, error) {
+	if r.resync {
+		if err := r.skipToHeader(); err != nil {
+			return nil, err
+		}
+		r.resync = false
+	}
+	n, err := r.readHeaders()
+	if err != nil {
+		r.resync = errors.Is(err, ErrParse)
+		return nil, err
+	}
+	if n > r.limit {
+		if _, err := r.br.Discard(n); err != nil {
+			return nil, noEOF(err)
+		}
+		return nil, &TooLargeError{Size: n, Limit: r.limit}
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r.br, body); err != nil {
+		return nil, noEOF(err)
+	}
+	return body, nil
+}
+
+// readHeaders reads one header block and returns its Content-Length. Blank
+// lines before the block are skipped; headers other than Content-Length
+// (Content-Type) are ignored.
+func (r *reader) readHeaders() (int, error) {
+	length, seen := -1, false
+	for {
+		line, err := r.headerLine()
+		if err == io.EOF {
+			if !seen && len(line) == 0 {
+				return 0, io.EOF
+			}
+			return 0, io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return 0, err
+		}
+		if len(line) == 0 {
+			if !seen {
+				continue
+			}
+			break
+		}
+		seen = true
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return 0, malformed("header line without a colon: %.60q", line)
+		}
+		if !equalFoldASCII(trimSpace(name), clHeader[:len(clHeader)-1]) {
+			continue
+		}
+		v, err := strconv.Atoi(string(trimSpace(value)))
+		if err != nil || v < 0 {
+			return 0, malformed("invalid Content-Length %.40q", trimSpace(value))
+		}
+		if length >= 0 && length != v {
+			return 0, malformed("conflicting Content-Length headers %d and %d", length, v)
+		}
+		length = v
+	}
+	if length < 0 {
+		return 0, malformed("header block without Content-Length")
+	}
+	return length, nil
+}
+
+// headerLine reads one header line, trimmed of whitespace (so a blank line
+// comes back empty). At the end of input it returns what it has with io.EOF.
+func (r *reader) headerLine() ([]byte, error) {
+	chunk, err := r.br.ReadSlice('\n')
+	switch {
+	case err == bufio.ErrBufferFull || len(chunk) > maxHeaderLine:
+		return nil, malformed("header line longer than %d bytes", maxHeaderLine)
+	case err != nil && err != io.EOF:
+		return nil, err
+	}
+	return trimSpace(chunk), err
+}
+
+// skipToHeader discards input up to the next "Content-Length:" (any case),
+// which is left unread. It returns io.EOF if the input ends first.
+func (r *reader) skipToHeader() error {
+	for {
+		n := max(r.br.Buffered(), len(clHeader))
+		b, err := r.br.Peek(n)
+		if i := indexFoldASCII(b, clHeader); i >= 0 {
+			_, _ = r.br.Discard(i)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// Keep a tail that may be the start of the header.
+		_, _ = r.br.Discard(len(b) - len(clHeader) + 1)
+	}
+}
+
+func malformed(format string, args ...any) error {
+	return fmt.Errorf("%w: malformed Content-Length framing: %s", ErrParse, fmt.Sprintf(format, args...))
+}
+
+// noEOF turns an end of input inside a message into io.ErrUnexpectedEOF.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// equalFoldASCII reports whether b equals the lower-case ASCII string lower,
+// ignoring ASCII case. Header names are ASCII; Unicode folding (the Kelvin
+// sign matching "k") has no place here.
+func equalFoldASCII(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for i := range len(b) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFoldASCII returns the index of the first case-insensitive match of
+// lower in b, or -1.
+func indexFoldASCII(b []byte, lower string) int {
+	for i := 0; i+len(lower) <= len(b); i++ {
+		if equalFoldASCII(b[i:i+len(lower)], lower) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,15 @@
+package jsonrpc
+
+// Then wraps a handler's result so that after is called once the answer
+// carrying result has been written (or failed to be). ACP needs this:
+// available_commands_update must follow the session/new answer, because
+// clients drop updates for sessions they do not know yet, and a handler
+// cannot write after its own return.
+func Then(result any, after func()) any {
+	return thenResult{result: result, after: after}
+}
+
+type thenResult struct {
+	result any
+	after  func()
+}
