@@ -1,0 +1,170 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+)
+
+// sessionClient is the editor as one session's adapter sees it. It writes the
+// session's updates, holding them until the answer that opened the session
+// has been written, and it tracks the session's pending permission requests
+// so session/cancel can withdraw them.
+type sessionClient struct {
+	c   *connection
+	log zerolog.Logger
+
+	mu      sync.Mutex
+	id      acp.SessionID                      // guarded by mu; set by bind
+	isOpen  bool                               // guarded by mu; false until the opening answer is written
+	held    []acp.SessionNotification          // guarded by mu; updates sent before open
+	permSeq uint64                             // guarded by mu
+	perms   map[uint64]context.CancelCauseFunc // guarded by mu; pending permission requests
+}
+
+var _ acp.Client = (*sessionClient)(nil)
+
+// errPermissionWithdrawn is the cancel cause of a permission request that
+// session/cancel withdrew.
+var errPermissionWithdrawn = errors.New("permission request withdrawn by session/cancel")
+
+func (c *connection) newSessionClient(open bool) *sessionClient {
+	return &sessionClient{c: c, log: c.log, isOpen: open, perms: make(map[uint64]context.CancelCauseFunc)}
+}
+
+func (sc *sessionClient) bind(id acp.SessionID) {
+	sc.mu.Lock()
+	sc.id = id
+	sc.log = sc.c.log.With().Str("session", string(id)).Logger()
+	sc.mu.Unlock()
+}
+
+// open writes the held updates, in order, and lets later ones through.
+func (sc *sessionClient) open() {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for _, n := range sc.held {
+		if err := sc.c.conn.Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {
+			sc.log.Debug().Err(err).Msg("writing held update")
+		}
+	}
+	sc.held = nil
+	sc.isOpen = true
+}
+
+// SessionUpdate writes one session/update. The session id is always the
+// session's own, whatever the adapter put there.
+func (sc *sessionClient) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
+	sc.mu.Lock()
+	n.SessionID = sc.id
+	if !sc.isOpen {
+		sc.held = append(sc.held, n)
+		sc.mu.Unlock()
+		return nil
+	}
+	sc.mu.Unlock()
+	return sc.c.conn.Notify(ctx, acp.MethodSessionUpdate, n)
+}
+
+// RequestPermission asks the editor. When session/cancel withdraws the
+// request (or the turn ends otherwise), the editor's request is cancelled
+// ($/cancel_request) and the adapter gets the "cancelled" outcome, which the
+// ACP spec says ends the turn, rather than an error it would have to map.
+func (sc *sessionClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	sc.mu.Lock()
+	req.SessionID = sc.id
+	sc.permSeq++
+	key := sc.permSeq
+	sc.perms[key] = cancel
+	sc.mu.Unlock()
+	defer func() {
+		sc.mu.Lock()
+		delete(sc.perms, key)
+		sc.mu.Unlock()
+		cancel(context.Canceled)
+	}()
+	var res acp.RequestPermissionResponse
+	err := sc.c.conn.Call(ctx, acp.MethodSessionRequestPermission, req, &res)
+	if err != nil && ctx.Err() != nil {
+		// Withdrawn by session/cancel, or the turn or connection ended:
+		// either way the question is moot and the turn is over.
+		return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
+	}
+	return res, err
+}
+
+// withdrawPermissions cancels every pending permission request.
+func (sc *sessionClient) withdrawPermissions() {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for _, cancel := range sc.perms {
+		cancel(errPermissionWithdrawn)
+	}
+}
+
+// Capabilities are what the editor advertised at initialize.
+func (sc *sessionClient) Capabilities() acp.ClientCapabilities {
+	sc.c.mu.Lock()
+	defer sc.c.mu.Unlock()
+	return sc.c.clientCaps
+}
+
+// call makes one request to the editor if it advertised the capability;
+// ACP forbids calling fs/* or terminal/* otherwise.
+func call[Res any](ctx context.Context, sc *sessionClient, method string, allowed bool, req any) (Res, error) {
+	var res Res
+	if !allowed {
+		return res, acp.NewError(int(jsonrpc.ErrMethodNotFound.Code),
+			fmt.Sprintf("Method not found: the editor did not advertise %s", method), nil)
+	}
+	err := sc.c.conn.Call(ctx, method, req, &res)
+	return res, err
+}
+
+func (sc *sessionClient) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	req.SessionID = sc.sessionID()
+	return call[acp.ReadTextFileResponse](ctx, sc, acp.MethodFsReadTextFile, sc.Capabilities().Fs.ReadTextFile, req)
+}
+
+func (sc *sessionClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	req.SessionID = sc.sessionID()
+	return call[acp.WriteTextFileResponse](ctx, sc, acp.MethodFsWriteTextFile, sc.Capabilities().Fs.WriteTextFile, req)
+}
+
+func (sc *sessionClient) CreateTerminal(ctx context.Context, req acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	req.SessionID = sc.sessionID()
+	return call[acp.CreateTerminalResponse](ctx, sc, acp.MethodTerminalCreate, sc.Capabilities().Terminal, req)
+}
+
+func (sc *sessionClient) TerminalOutput(ctx context.Context, req acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	req.SessionID = sc.sessionID()
+	return call[acp.TerminalOutputResponse](ctx, sc, acp.MethodTerminalOutput, sc.Capabilities().Terminal, req)
+}
+
+func (sc *sessionClient) WaitForTerminalExit(ctx context.Context, req acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	req.SessionID = sc.sessionID()
+	return call[acp.WaitForTerminalExitResponse](ctx, sc, acp.MethodTerminalWaitForExit, sc.Capabilities().Terminal, req)
+}
+
+func (sc *sessionClient) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	req.SessionID = sc.sessionID()
+	return call[acp.KillTerminalResponse](ctx, sc, acp.MethodTerminalKill, sc.Capabilities().Terminal, req)
+}
+
+func (sc *sessionClient) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	req.SessionID = sc.sessionID()
+	return call[acp.ReleaseTerminalResponse](ctx, sc, acp.MethodTerminalRelease, sc.Capabilities().Terminal, req)
+}
+
+func (sc *sessionClient) sessionID() acp.SessionID {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.id
+}

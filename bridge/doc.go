@@ -1,0 +1,14 @@
+// Package bridge is the ACP agent side of acpbridge: it serves ACP v1 to an
+// editor over a JSON-RPC connection and hands sessions, prompts, cancels and
+// mode changes to an Adapter that speaks a wrapped CLI's native protocol.
+//
+// The package owns the protocol rules that hold for every wrapped agent:
+// initialize before anything else, capability hygiene (nothing is advertised
+// that the adapter cannot do), one turn at a time per session, every update of
+// a turn written before the turn's answer, session/cancel handled ahead of
+// any queue, pending permission requests withdrawn on cancel, and
+// available_commands_update sent only after the answer that opens a session.
+//
+// Imports go one way: bridge imports bridge/acp and bridge/internal/jsonrpc,
+// never adapters/*; adapters satisfy Adapter structurally.
+package bridge

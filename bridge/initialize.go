@@ -1,0 +1,146 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// protocolVersion is the ACP major version the bridge speaks.
+const protocolVersion = 1
+
+// initialize answers the version handshake and advertises exactly what the
+// adapter implements (ACP: anything omitted is unsupported). A repeated
+// initialize is answered again, with the capabilities of the first.
+func (c *connection) initialize(_ context.Context, params json.RawMessage) (any, error) {
+	var req acp.InitializeRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if !c.initialized {
+		c.initialized = true
+		c.clientCaps = req.ClientCapabilities
+	}
+	c.mu.Unlock()
+	info := c.srv.adapterInfo()
+	return acp.InitializeResponse{
+		// An agent answers with the client's version when it supports it,
+		// else with its own latest; v1 is the only one there is.
+		ProtocolVersion: protocolVersion,
+		AgentInfo: &acp.Implementation{
+			Name:    c.srv.opts.Name,
+			Title:   optional(info.Title),
+			Version: c.srv.opts.Version,
+		},
+		AgentCapabilities: c.srv.capabilities(info),
+		AuthMethods:       nonNil(info.AuthMethods),
+	}, nil
+}
+
+// capabilities derives agentCapabilities from the adapter's optional
+// interfaces and Info.
+func (s *Server) capabilities(info Info) acp.AgentCapabilities {
+	_, loads := s.adapter.(Loader)
+	caps := acp.AgentCapabilities{
+		LoadSession:        loads,
+		PromptCapabilities: info.Prompt,
+		McpCapabilities:    info.MCP,
+		SessionCapabilities: acp.SessionCapabilities{
+			Close: &acp.SessionCloseCapabilities{},
+		},
+	}
+	if _, ok := s.adapter.(Lister); ok {
+		caps.SessionCapabilities.List = &acp.SessionListCapabilities{}
+	}
+	if _, ok := s.adapter.(Resumer); ok {
+		caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
+	}
+	if info.AdditionalDirectories {
+		caps.SessionCapabilities.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
+	}
+	if _, ok := s.adapter.(Authenticator); ok {
+		caps.Auth = acp.AgentAuthCapabilities{Logout: &acp.LogoutCapabilities{}}
+	}
+	if len(info.Meta) > 0 {
+		caps.Meta = info.Meta
+	}
+	return caps
+}
+
+func (c *connection) authenticate(ctx context.Context, params json.RawMessage) (any, error) {
+	var req acp.AuthenticateRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if !c.srv.offersAuth(req.MethodID) {
+		return nil, acp.InvalidParams("methodId", "not one of the authMethods this agent advertised")
+	}
+	a, ok := c.srv.adapter.(Authenticator)
+	if !ok {
+		return nil, acp.InvalidParams("methodId", "this agent needs no authentication")
+	}
+	if err := a.Authenticate(ctx, req); err != nil {
+		return nil, err
+	}
+	return acp.AuthenticateResponse{}, nil
+}
+
+func (s *Server) offersAuth(id acp.AuthMethodID) bool {
+	for _, m := range s.adapterInfo().AuthMethods {
+		if authMethodID(m) == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *connection) logout(ctx context.Context, params json.RawMessage) (any, error) {
+	a, ok := c.srv.adapter.(Authenticator)
+	if !ok {
+		return nil, unsupported(acp.MethodLogout, "this agent has no login")
+	}
+	var req acp.LogoutRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.Logout(ctx); err != nil {
+		return nil, err
+	}
+	return acp.LogoutResponse{}, nil
+}
+
+// requireAuth answers auth-required (-32000) while the adapter has no
+// credentials, so the client knows to call authenticate and retry.
+func (c *connection) requireAuth() error {
+	if a, ok := c.srv.adapter.(Authenticator); ok && !a.Authenticated() {
+		return acp.NewError(int(acp.ErrAuthRequired.Code), "Authentication required",
+			map[string]any{"authMethods": c.srv.adapterInfo().AuthMethods})
+	}
+	return nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func authMethodID(m acp.AuthMethod) acp.AuthMethodID {
+	switch {
+	case m.Agent != nil:
+		return m.Agent.ID
+	case m.Terminal != nil:
+		return m.Terminal.ID
+	}
+	return ""
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

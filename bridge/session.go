@@ -1,0 +1,208 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+)
+
+// session is the bridge's record of one open ACP session: the adapter's
+// Session, the editor-facing client it emits through, and the running turn.
+type session struct {
+	id     acp.SessionID
+	impl   Session
+	client *sessionClient
+
+	mu   sync.Mutex
+	turn *turn // guarded by mu; nil when idle
+}
+
+// cancel ends the running turn, if any, and withdraws the session's pending
+// permission requests (ACP session/cancel). It never blocks.
+func (s *session) cancel() {
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	if t != nil {
+		t.cancel(errCancelledByClient)
+	}
+	s.client.withdrawPermissions()
+}
+
+// close cancels the turn, closes the adapter's session and waits for the turn
+// to finish, so no update of it can be written afterwards.
+func (s *session) close() {
+	s.cancel()
+	if err := s.impl.Close(); err != nil {
+		s.client.log.Warn().Err(err).Msg("closing session")
+	}
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	if t != nil {
+		<-t.done
+	}
+}
+
+// register adds an opened session to the connection. It fails when the
+// connection is shutting down or the id is taken, closing impl in that case.
+func (c *connection) register(impl Session, cl *sessionClient) (*session, error) {
+	s := &session{id: impl.ID(), impl: impl, client: cl}
+	c.mu.Lock()
+	_, taken := c.sessions[s.id]
+	closing := c.closing
+	if !taken && !closing {
+		c.sessions[s.id] = s
+	}
+	c.mu.Unlock()
+	switch {
+	case closing:
+		impl.Close()
+		return nil, acp.NewError(int(jsonrpc.ErrInternal.Code), "Internal error: connection is closing", nil)
+	case taken:
+		// load/resume of a session already open here: keep the open one.
+		impl.Close()
+		return nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
+			"Invalid request: session "+string(s.id)+" is already open on this connection", nil)
+	}
+	return s, nil
+}
+
+// opened is the answer for a session that was just opened. Its commands go
+// out as available_commands_update after the answer, never before (clients
+// drop updates for sessions they do not know yet), and so do updates the
+// adapter sent while it was starting.
+func (c *connection) opened(s *session, answer any) any {
+	st := s.impl.State()
+	return jsonrpc.Then(answer, func() {
+		s.client.open()
+		if st.Commands != nil {
+			n := acp.SessionNotification{SessionID: s.id, Update: acp.SessionUpdate{
+				AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: st.Commands},
+			}}
+			if err := s.client.SessionUpdate(context.Background(), n); err != nil {
+				c.log.Debug().Err(err).Msg("sending available commands")
+			}
+		}
+	})
+}
+
+func (c *connection) newSession(ctx context.Context, params json.RawMessage) (any, error) {
+	var req acp.NewSessionRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := c.requireAuth(); err != nil {
+		return nil, err
+	}
+	cl := c.newSessionClient(false)
+	impl, err := c.srv.adapter.NewSession(ctx, req, cl)
+	if err != nil {
+		return nil, err
+	}
+	cl.bind(impl.ID())
+	s, err := c.register(impl, cl)
+	if err != nil {
+		return nil, err
+	}
+	st := impl.State()
+	return c.opened(s, acp.NewSessionResponse{
+		SessionID: s.id, Modes: st.Modes, ConfigOptions: st.ConfigOptions,
+	}), nil
+}
+
+// loadSession replays the stored conversation (the adapter writes it through
+// the client as it goes, before this answer) and then answers.
+func (c *connection) loadSession(ctx context.Context, params json.RawMessage) (any, error) {
+	l, ok := c.srv.adapter.(Loader)
+	if !ok {
+		return nil, unsupported(acp.MethodSessionLoad, "this agent cannot load sessions (loadSession is false)")
+	}
+	var req acp.LoadSessionRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := c.requireAuth(); err != nil {
+		return nil, err
+	}
+	if c.session(req.SessionID) != nil {
+		return nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
+			"Invalid request: session "+string(req.SessionID)+" is already open on this connection", nil)
+	}
+	cl := c.newSessionClient(true)
+	cl.bind(req.SessionID)
+	impl, err := l.LoadSession(ctx, req, cl)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.register(impl, cl)
+	if err != nil {
+		return nil, err
+	}
+	st := impl.State()
+	return c.opened(s, acp.LoadSessionResponse{Modes: st.Modes, ConfigOptions: st.ConfigOptions}), nil
+}
+
+func (c *connection) resumeSession(ctx context.Context, params json.RawMessage) (any, error) {
+	r, ok := c.srv.adapter.(Resumer)
+	if !ok {
+		return nil, unsupported(acp.MethodSessionResume, "this agent cannot resume sessions")
+	}
+	var req acp.ResumeSessionRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := c.requireAuth(); err != nil {
+		return nil, err
+	}
+	cl := c.newSessionClient(true)
+	cl.bind(req.SessionID)
+	impl, err := r.ResumeSession(ctx, req, cl)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.register(impl, cl)
+	if err != nil {
+		return nil, err
+	}
+	st := impl.State()
+	return c.opened(s, acp.ResumeSessionResponse{Modes: st.Modes, ConfigOptions: st.ConfigOptions}), nil
+}
+
+func (c *connection) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
+	l, ok := c.srv.adapter.(Lister)
+	if !ok {
+		return nil, unsupported(acp.MethodSessionList, "this agent cannot list sessions")
+	}
+	var req acp.ListSessionsRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	res, err := l.ListSessions(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res.Sessions = nonNil(res.Sessions)
+	return res, nil
+}
+
+// closeSession cancels the session's turn, stops what the adapter started for
+// it and forgets it.
+func (c *connection) closeSession(_ context.Context, params json.RawMessage) (any, error) {
+	var req acp.CloseSessionRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	s, err := c.lookup(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	delete(c.sessions, req.SessionID)
+	c.mu.Unlock()
+	s.close()
+	return acp.CloseSessionResponse{}, nil
+}

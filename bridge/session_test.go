@@ -1,0 +1,142 @@
+package bridge_test
+
+import (
+	"testing"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+func TestLoadReplaysHistoryBeforeTheAnswer(t *testing.T) {
+	a := loadingAdapter{&scriptAdapter{
+		history: []acp.SessionUpdate{
+			acp.UpdateUserText("hello"),
+			acp.UpdateAgentText("hi there"),
+		},
+		commands: []acp.AvailableCommand{{Name: "init", Description: "Set up"}},
+	}}
+	e := startEditor(t, a)
+	e.initialize()
+	res, before := e.result(e.call("session/load", map[string]any{"sessionId": "stored", "cwd": "/tmp", "mcpServers": []any{}}))
+	if len(before) != 2 || updateKind(before[0]) != "user_message_chunk" || updateKind(before[1]) != "agent_message_chunk" {
+		t.Fatalf("history before the load answer = %v", before)
+	}
+	if res["modes"] == nil || res["configOptions"] == nil {
+		t.Errorf("load answer lacks modes or configOptions: %v", res)
+	}
+	if k := updateKind(e.next()); k != "available_commands_update" {
+		t.Errorf("after the load answer: %q, want available_commands_update", k)
+	}
+	// The loaded session serves prompts.
+	if r, _ := e.result(e.call("session/prompt", prompt("stored"))); r["stopReason"] != "end_turn" {
+		t.Errorf("prompt on loaded session: %v", r)
+	}
+	// Loading it again while open is refused; unknown ids are not found.
+	ans, _ := e.answer(e.call("session/load", map[string]any{"sessionId": "stored", "cwd": "/tmp", "mcpServers": []any{}}))
+	if ans["error"].(map[string]any)["code"] != float64(-32600) {
+		t.Errorf("second load: %v", ans)
+	}
+	ans, _ = e.answer(e.call("session/load", map[string]any{"sessionId": "missing", "cwd": "/tmp", "mcpServers": []any{}}))
+	if ans["error"].(map[string]any)["code"] != float64(-32002) {
+		t.Errorf("load of unknown id: %v, want -32002", ans)
+	}
+}
+
+func TestResumeDoesNotReplay(t *testing.T) {
+	a := loadingAdapter{&scriptAdapter{history: []acp.SessionUpdate{acp.UpdateUserText("hello")}}}
+	e := startEditor(t, a)
+	e.initialize()
+	_, before := e.result(e.call("session/resume", map[string]any{"sessionId": "stored", "cwd": "/tmp"}))
+	if len(before) != 0 {
+		t.Fatalf("resume wrote %v before its answer", before)
+	}
+	res, _ := e.result(e.call("session/list", map[string]any{}))
+	jsonEqual(t, res, `{"sessions":[{"sessionId":"stored","cwd":"/tmp","title":"A stored session"}]}`)
+}
+
+func TestCloseStopsTheSession(t *testing.T) {
+	a := &scriptAdapter{}
+	e := startEditor(t, a)
+	e.initialize()
+	sid := e.newSession()
+	e.result(e.call("session/close", map[string]any{"sessionId": sid}))
+	if got := a.closedSessions(); len(got) != 1 || string(got[0]) != sid {
+		t.Fatalf("closed sessions = %v, want [%s]", got, sid)
+	}
+	ans, _ := e.answer(e.call("session/prompt", prompt(sid)))
+	if ans["error"].(map[string]any)["code"] != float64(-32002) {
+		t.Errorf("prompt after close: %v, want -32002", ans)
+	}
+}
+
+func TestEOFClosesEverySession(t *testing.T) {
+	a := &scriptAdapter{}
+	e := startEditor(t, a)
+	e.initialize()
+	e.newSession()
+	e.newSession()
+	e.w.Close()
+	if err := <-e.done; err != nil {
+		t.Fatalf("serve ended with %v, want nil on EOF", err)
+	}
+	e.done <- nil // for the cleanup
+	if n := len(a.closedSessions()); n != 2 {
+		t.Fatalf("%d sessions closed at EOF, want 2", n)
+	}
+}
+
+func TestModesAndConfigOptions(t *testing.T) {
+	e := startEditor(t, &scriptAdapter{})
+	e.initialize()
+	sid := e.newSession()
+
+	_, before := e.result(e.call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "plan"}))
+	if len(before) != 2 || updateKind(before[0]) != "current_mode_update" || updateKind(before[1]) != "config_option_update" {
+		t.Fatalf("set_mode updates = %v", before)
+	}
+	ans, _ := e.answer(e.call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "yolo"}))
+	jsonEqual(t, ans["error"], `{"code":-32602,"message":"Invalid params: modeId: \"yolo\" is not one of the session's availableModes",
+		"data":{"field":"modeId","reason":"\"yolo\" is not one of the session's availableModes"}}`)
+
+	res, _ := e.result(e.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": "model", "value": "large"}))
+	opts := res["configOptions"].([]any)
+	if len(opts) != 2 {
+		t.Fatalf("set_config_option must answer the full list, got %v", res)
+	}
+	if cur := opts[1].(map[string]any)["currentValue"]; cur != "large" {
+		t.Errorf("model currentValue = %v", cur)
+	}
+	ans, _ = e.answer(e.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": "model", "value": "huge"}))
+	jsonEqual(t, ans["error"], `{"code":-32602,"message":"Invalid params: value: \"huge\" is not a value of option \"model\"",
+		"data":{"field":"value","reason":"\"huge\" is not a value of option \"model\""}}`)
+	ans, _ = e.answer(e.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": "colour", "value": "red"}))
+	if ans["error"].(map[string]any)["code"] != float64(-32602) {
+		t.Errorf("unknown configId: %v", ans)
+	}
+
+	// The legacy session/set_model goes through the model option.
+	e.result(e.call("session/set_model", map[string]any{"sessionId": sid, "modelId": "small"}))
+	res, _ = e.result(e.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": "mode", "value": "default"}))
+	if cur := res["configOptions"].([]any)[1].(map[string]any)["currentValue"]; cur != "small" {
+		t.Errorf("after set_model small, model = %v", cur)
+	}
+	ans, _ = e.answer(e.call("session/set_model", map[string]any{"sessionId": sid, "modelId": "huge"}))
+	if ans["error"].(map[string]any)["data"].(map[string]any)["field"] != "modelId" {
+		t.Errorf("set_model with an unknown model: %v", ans)
+	}
+}
+
+func TestAuthenticationRequired(t *testing.T) {
+	a := &authAdapter{scriptAdapter: &scriptAdapter{}}
+	e := startEditor(t, a)
+	e.initialize()
+	ans, _ := e.answer(e.call("session/new", map[string]any{"cwd": "/tmp", "mcpServers": []any{}}))
+	jsonEqual(t, ans["error"], `{"code":-32000,"message":"Authentication required",
+		"data":{"authMethods":[{"id":"login","name":"Log in"}]}}`)
+	e.result(e.call("authenticate", map[string]any{"methodId": "login"}))
+	sid := e.newSession()
+	e.result(e.call("logout", map[string]any{}))
+	ans, _ = e.answer(e.call("session/prompt", prompt(sid)))
+	if ans["error"].(map[string]any)["code"] != float64(-32000) {
+		t.Errorf("prompt after logout: %v, want -32000", ans)
+	}
+}

@@ -1,0 +1,87 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+)
+
+// errCancelledByClient is the cancel cause of a turn ended by session/cancel.
+var errCancelledByClient = errors.New("turn cancelled by session/cancel")
+
+// turn is one running session/prompt.
+type turn struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed when Prompt has returned
+}
+
+// prompt runs one turn. The session runs at most one turn at a time: a second
+// prompt while one runs is rejected with invalid-request rather than queued
+// or allowed to cancel the first, so no prompt is ever dropped silently and
+// the editor decides what to do (wait, or cancel first).
+//
+// Every update of the turn goes out before this answer: adapters emit on the
+// turn's goroutine and each SessionUpdate returns only once the frame is
+// queued on the connection, ahead of the answer.
+func (c *connection) prompt(ctx context.Context, params json.RawMessage) (any, error) {
+	var req acp.PromptRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := c.requireAuth(); err != nil {
+		return nil, err
+	}
+	s, err := c.lookup(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	tctx, t, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.end(t)
+	stop, err := s.impl.Prompt(tctx, req)
+	cause := context.Cause(tctx)
+	switch {
+	case errors.Is(cause, errCancelledByClient):
+		// ACP: a cancelled turn ends with stopReason "cancelled" as a
+		// result, whatever the adapter's way of unwinding was.
+		if err != nil {
+			s.client.log.Debug().Err(err).Msg("turn unwound with an error after session/cancel")
+		}
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case err != nil:
+		return nil, err
+	case stop == "":
+		return nil, acp.NewError(int(jsonrpc.ErrInternal.Code), "Internal error: the agent ended the turn without a stop reason", nil)
+	}
+	return acp.PromptResponse{StopReason: stop}, nil
+}
+
+// begin starts a turn, or refuses when one is running.
+func (s *session) begin(ctx context.Context) (context.Context, *turn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turn != nil {
+		return nil, nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
+			"Invalid request: a turn is already running in session "+string(s.id)+
+				"; wait for its answer or send session/cancel first", nil)
+	}
+	tctx, cancel := context.WithCancelCause(ctx)
+	t := &turn{cancel: cancel, done: make(chan struct{})}
+	s.turn = t
+	return tctx, t, nil
+}
+
+func (s *session) end(t *turn) {
+	t.cancel(context.Canceled)
+	s.mu.Lock()
+	if s.turn == t {
+		s.turn = nil
+	}
+	s.mu.Unlock()
+	close(t.done)
+}
