@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 )
 
@@ -22,13 +23,13 @@ func DecodeParams(raw json.RawMessage, v interface{ Validate() error }) error {
 		return InvalidParams("params", "required")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return decodeError(err)
+		return decodeError(raw, err)
 	}
 	return v.Validate()
 }
 
 // decodeError maps an encoding/json error to an invalid-params error.
-func decodeError(err error) error {
+func decodeError(raw json.RawMessage, err error) error {
 	var rpcErr *Error
 	if errors.As(err, &rpcErr) {
 		return err
@@ -47,11 +48,25 @@ func decodeError(err error) error {
 	}
 	var unknown *UnknownVariantError
 	if errors.As(err, &unknown) {
-		field := unknown.Field
-		if strings.ContainsAny(field, ` "`) {
-			field = "params"
+		reason := fmt.Sprintf("unknown %s %s %q", unknown.Union, unknown.Field, unknown.Value)
+		if unknown.Value == "" {
+			reason = fmt.Sprintf("%s without %s", unknown.Union, unknown.Field)
 		}
-		return InvalidParams(field, unknown.Error())
+		// encoding/json adds no path to errors from UnmarshalJSON; find
+		// the offending member so the client sees e.g. prompt[0].type.
+		field := "params"
+		if !strings.ContainsAny(unknown.Field, ` "`) {
+			field = unknown.Field
+		}
+		if field != "params" && unknown.Value != "" {
+			var doc any
+			if json.Unmarshal(raw, &doc) == nil {
+				if p := findMember(doc, "", unknown.Field, unknown.Value); p != "" {
+					field = p
+				}
+			}
+		}
+		return InvalidParams(field, reason)
 	}
 	return InvalidParams("params", err.Error())
 }
@@ -266,4 +281,39 @@ func (r RequestPermissionResponse) Validate() error {
 		return InvalidParams("outcome.optionId", "required")
 	}
 	return nil
+}
+
+// findMember returns the path (a.b[2].c) of the first object member named
+// key whose value is the string value, searching doc depth first.
+func findMember(doc any, path, key, value string) string {
+	switch d := doc.(type) {
+	case map[string]any:
+		if d[key] == value {
+			return join(path, key)
+		}
+		names := make([]string, 0, len(d))
+		for k := range d {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if p := findMember(d[k], join(path, k), key, value); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for i, v := range d {
+			if p := findMember(v, fmt.Sprintf("%s[%d]", path, i), key, value); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }

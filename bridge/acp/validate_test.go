@@ -43,7 +43,7 @@ func TestDecodeParams(t *testing.T) {
 		{"new null servers", newOf[acp.NewSessionRequest], `{"cwd":"/repo","mcpServers":null}`, "mcpServers"},
 		{"new servers type", newOf[acp.NewSessionRequest], `{"cwd":"/repo","mcpServers":{}}`, "mcpServers"},
 		{"new server no command", newOf[acp.NewSessionRequest], `{"cwd":"/repo","mcpServers":[{"name":"x","args":[],"env":[]}]}`, "mcpServers[0].command"},
-		{"new server unknown type", newOf[acp.NewSessionRequest], `{"cwd":"/repo","mcpServers":[{"type":"ws","name":"x"}]}`, "type"},
+		{"new server unknown type", newOf[acp.NewSessionRequest], `{"cwd":"/repo","mcpServers":[{"type":"ws","name":"x"}]}`, "mcpServers[0].type"},
 		{"new relative extra dir", newOf[acp.NewSessionRequest], `{"cwd":"/repo","mcpServers":[],"additionalDirectories":["/a","b"]}`, "additionalDirectories[1]"},
 
 		{"load ok", newOf[acp.LoadSessionRequest], `{"sessionId":"s","cwd":"/repo","mcpServers":[]}`, ""},
@@ -67,7 +67,7 @@ func TestDecodeParams(t *testing.T) {
 		{"prompt null", newOf[acp.PromptRequest], `{"sessionId":"s","prompt":null}`, "prompt"},
 		{"prompt text type", newOf[acp.PromptRequest], `{"sessionId":"s","prompt":[{"type":"text","text":5}]}`, "prompt.text"},
 		{"prompt block not object", newOf[acp.PromptRequest], `{"sessionId":"s","prompt":[5]}`, "prompt"},
-		{"prompt unknown block", newOf[acp.PromptRequest], `{"sessionId":"s","prompt":[{"type":"video"}]}`, "type"},
+		{"prompt unknown block", newOf[acp.PromptRequest], `{"sessionId":"s","prompt":[{"type":"video"}]}`, "prompt[0].type"},
 
 		{"cancel ok", newOf[acp.CancelNotification], `{"sessionId":"s"}`, ""},
 		{"cancel no session", newOf[acp.CancelNotification], `{}`, "sessionId"},
