@@ -33,7 +33,7 @@ import (
 // method-not-found.
 type Adapter interface {
 	// Info describes the agent: identity, capabilities and auth methods.
-	Info() Info
+	Info() acp.AgentInfo
 
 	// NewSession starts a session. It must answer quickly: a slow agent start
 	// belongs in the background, and a failure to start is reported by the
@@ -41,69 +41,19 @@ type Adapter interface {
 	// updates sent through it before the session/new answer is written are
 	// held by the Server and written right after it (ACP: clients drop updates
 	// for sessions they don't know yet).
-	NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (Session, error)
+	NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error)
 
 	// Close releases everything the adapter holds (warm processes, caches).
 	Close() error
 }
 
-// Info is what an adapter says about itself at initialize.
-type Info struct {
-	// Name and Title identify the wrapped agent (e.g. "claude", "Claude Code").
-	Name, Title string
-	// Version is the adapter's (or the wrapped agent's) version string.
-	Version string
-	// Prompt lists the content kinds the agent takes beyond text and links.
-	Prompt acp.PromptCapabilities
-	// MCP lists the MCP transports the agent accepts beyond stdio.
-	MCP acp.McpCapabilities
-	// AuthMethods are the ways a user can log in; empty when none is needed.
-	AuthMethods []acp.AuthMethod
-	// AdditionalDirectories is true when session/new's additionalDirectories
-	// are honoured.
-	AdditionalDirectories bool
-	// Meta is merged into agentCapabilities._meta.
-	Meta map[string]any
-}
-
-// Session is one ACP session served by an adapter.
-//
-// Prompt is called for one turn at a time: the Server rejects a second prompt
-// while one runs. Every update of the turn must have been sent through the
-// Client (and the call returned) before Prompt returns; the Server writes the
-// session/prompt answer after Prompt returns, so nothing of a turn can trail
-// its answer. When ctx is cancelled (session/cancel, a dropped connection,
-// shutdown) Prompt stops the agent's work and returns acp.StopReasonCancelled
-// with a nil error; it must not return ctx.Err() for a cancel.
-//
-// SetMode, SetConfigOption and Close may be called while Prompt runs. Close
-// ends the turn (if any), stops every process the session started and is
-// idempotent.
-type Session interface {
-	// ID is the ACP session id.
-	ID() acp.SessionID
-	// State is the session's current modes, config options and slash
-	// commands, as answered to session/new, load and resume.
-	State() SessionState
-	// Prompt runs one turn.
-	Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopReason, error)
-	// SetMode switches the session mode. The adapter reports the change with
-	// current_mode_update and config_option_update through the Client.
-	SetMode(ctx context.Context, mode acp.SessionModeID) error
-	// SetConfigOption sets one config option and returns the full new list.
-	SetConfigOption(ctx context.Context, req acp.SetSessionConfigOptionRequest) ([]acp.SessionConfigOption, error)
-	// Close ends the session.
-	Close() error
-}
-
-// SessionState is the part of a session the Server answers with.
-type SessionState struct {
-	Modes         *acp.SessionModeState
-	ConfigOptions []acp.SessionConfigOption
-	// Commands, if non-nil, is sent as available_commands_update right after
-	// the answer that opens the session.
-	Commands []acp.AvailableCommand
-}
+// Info, Session and SessionState are declared in package acp, where
+// adapters can name them; see acp.AgentInfo, acp.Session, acp.SessionState.
+type (
+	Info         = acp.AgentInfo
+	Session      = acp.Session
+	SessionState = acp.SessionState
+)
 
 // Authenticator is implemented by adapters whose agent needs a login.
 type Authenticator interface {
@@ -122,13 +72,13 @@ type Loader interface {
 	// LoadSession replays the whole conversation through c as session/update
 	// notifications, then returns the session. Unknown ids are reported with
 	// an error wrapping acp.ErrResourceNotFound.
-	LoadSession(ctx context.Context, req acp.LoadSessionRequest, c acp.Client) (Session, error)
+	LoadSession(ctx context.Context, req acp.LoadSessionRequest, c acp.Client) (acp.Session, error)
 }
 
 // Resumer is implemented by adapters that can reopen a stored session
 // without replaying it.
 type Resumer interface {
-	ResumeSession(ctx context.Context, req acp.ResumeSessionRequest, c acp.Client) (Session, error)
+	ResumeSession(ctx context.Context, req acp.ResumeSessionRequest, c acp.Client) (acp.Session, error)
 }
 
 // Lister is implemented by adapters that can list stored sessions.
