@@ -1,0 +1,97 @@
+// Command record drives the real Claude Code CLI in stream-JSON mode against
+// the scripted model server (fixtures/modelserver) and writes what crossed the
+// CLI's stdin and stdout as a fixture (fixtures/claude/NAME.txtar).
+//
+// A scenario is a JSON file in fixtures/claude/scenarios/: the model's replies
+// (see modelserver.Scenario) plus the host's script (initialize, prompts,
+// permission answers, interrupts, ...), extra environment, flags and project
+// files. Usage:
+//
+//	go run ./cmd/record -scenario demo -out fixtures/claude/demo.txtar
+//	go run ./cmd/record -all
+//
+// The CLI comes from -claude, else $CLAUDE_BIN, else scripts/install-claude.sh
+// (which installs the pinned version into .cache/claude). Each run gets a fresh
+// temporary HOME, config dir, TMPDIR and project directory, removed afterwards;
+// the CLI talks only to the local model server.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	claude    string
+	version   string
+	scenarios string
+	outDir    string
+	timeout   time.Duration
+	settle    time.Duration
+	verbose   bool
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "record:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var cfg config
+	name := flag.String("scenario", "", "scenario name (a file NAME.json in -scenarios)")
+	out := flag.String("out", "", "fixture file to write (default: -dir/NAME.txtar)")
+	all := flag.Bool("all", false, "record every scenario in -scenarios")
+	flag.StringVar(&cfg.claude, "claude", os.Getenv("CLAUDE_BIN"), "Claude Code executable (default $CLAUDE_BIN, else scripts/install-claude.sh)")
+	flag.StringVar(&cfg.scenarios, "scenarios", "fixtures/claude/scenarios", "directory of scenario files")
+	flag.StringVar(&cfg.outDir, "dir", "fixtures/claude", "directory for fixtures (with -all or without -out)")
+	flag.DurationVar(&cfg.timeout, "timeout", 90*time.Second, "limit for each host action that waits")
+	flag.DurationVar(&cfg.settle, "settle", 400*time.Millisecond, "quiet time on stdout before the host writes")
+	flag.BoolVar(&cfg.verbose, "v", false, "log host actions and model requests")
+	flag.Parse()
+
+	if (*name == "") == !*all || (*all && *out != "") {
+		flag.Usage()
+		return fmt.Errorf("give either -scenario NAME [-out FILE] or -all")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if err := cfg.findCLI(ctx); err != nil {
+		return err
+	}
+	names := []string{*name}
+	if *all {
+		var err error
+		if names, err = scenarioFiles(cfg.scenarios); err != nil {
+			return err
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("no scenarios in %s", cfg.scenarios)
+		}
+	}
+	for _, n := range names {
+		path := *out
+		if path == "" {
+			path = filepath.Join(cfg.outDir, n+".txtar")
+		}
+		fmt.Fprintf(os.Stderr, "record: %s -> %s\n", n, path)
+		if err := record(ctx, &cfg, n, path); err != nil {
+			return fmt.Errorf("%s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+func (c *config) logf(format string, args ...any) {
+	if c.verbose {
+		fmt.Fprintf(os.Stderr, "record: "+format+"\n", args...)
+	}
+}

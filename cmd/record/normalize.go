@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/acpbridge/acpbridge/fixtures"
+)
+
+// Placeholders that replace machine-specific values in recorded lines.
+const (
+	placeHome    = "/home/user"
+	placeProject = "/home/user/project"
+	placeTmp     = "/tmp"
+	placeAddr    = "127.0.0.1:8642"
+	placeTime    = "2026-01-01T00:00:00.000Z"
+)
+
+// volatileNumber tells keys whose numeric values change from run to run
+// (timings in milliseconds, process ids, wall-clock times); they are set to 0.
+func volatileNumber(key string) bool {
+	switch key {
+	case "pid", "start_time", "end_time", "startTime", "endTime":
+		return true
+	}
+	return strings.HasSuffix(key, "_ms") || strings.HasSuffix(key, "Ms")
+}
+
+var (
+	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	timeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
+	// The CLI's messaging socket is named after its pid, outside TMPDIR.
+	sockRE = regexp.MustCompile(`/cc-socks/\d+\.sock`)
+)
+
+// normalizer rewrites recorded lines so that fixtures are reproducible and
+// carry no machine paths: temp paths become placeholders, random UUIDs become
+// sequential ones (consistently across lines, so a request id and its answer
+// still match), timestamps and timings become constants. The session id is
+// kept: it is chosen by the recorder and stable.
+type normalizer struct {
+	paths   *strings.Replacer
+	session string
+	uuids   map[string]string
+}
+
+// newNormalizer maps the real directories of a run to placeholders.
+func newNormalizer(session, project, home, tmp, root, addr string) *normalizer {
+	pairs := []string{
+		project, placeProject,
+		home, placeHome,
+		tmp, placeTmp,
+		root, placeTmp + "/record",
+		sanitizePath(project), sanitizePath(placeProject),
+		sanitizePath(home), sanitizePath(placeHome),
+		sanitizePath(tmp), sanitizePath(placeTmp),
+		addr, placeAddr,
+	}
+	return &normalizer{paths: strings.NewReplacer(pairs...), session: session, uuids: map[string]string{}}
+}
+
+// sanitizePath is how the CLI names a project directory under
+// ~/.claude/projects: every character other than [A-Za-z0-9] becomes '-'.
+func sanitizePath(p string) string {
+	b := []byte(p)
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+func (n *normalizer) steps(steps []fixtures.Step) ([]fixtures.Step, error) {
+	out := make([]fixtures.Step, 0, len(steps))
+	for i, st := range steps {
+		line, err := n.line(st.Line)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", i+1, err)
+		}
+		out = append(out, fixtures.Step{Dir: st.Dir, Line: line})
+	}
+	return out, nil
+}
+
+func (n *normalizer) str(s string) string {
+	s = n.paths.Replace(s)
+	s = sockRE.ReplaceAllString(s, "/cc-socks/0.sock")
+	if timeRE.MatchString(s) {
+		return placeTime
+	}
+	return uuidRE.ReplaceAllStringFunc(s, func(u string) string {
+		if u == n.session {
+			return u
+		}
+		if v, ok := n.uuids[u]; ok {
+			return v
+		}
+		v := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(n.uuids)+1)
+		n.uuids[u] = v
+		return v
+	})
+}
+
+// frame is an open JSON container while re-encoding.
+type frame struct {
+	obj bool
+	n   int    // tokens written (keys and values for objects)
+	key string // current key (objects)
+}
+
+// line re-encodes one JSON value token by token, which keeps key order and
+// number formatting, and rewrites volatile values on the way.
+func (n *normalizer) line(src []byte) ([]byte, error) {
+	if !json.Valid(src) {
+		return nil, fmt.Errorf("invalid JSON: %.80s", src)
+	}
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	var out bytes.Buffer
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			out.WriteByte(byte(d))
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top != nil && top.n > 0 {
+			if !top.obj || top.n%2 == 0 {
+				out.WriteByte(',')
+			} else {
+				out.WriteByte(':')
+			}
+		}
+		if top != nil && top.obj && top.n%2 == 0 { // a key
+			top.key = tok.(string)
+			writeString(&out, top.key)
+			top.n++
+			continue
+		}
+		key := ""
+		if top != nil {
+			key = top.key
+			top.n++
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			out.WriteByte(byte(v))
+			stack = append(stack, frame{obj: v == '{'})
+		case string:
+			writeString(&out, n.str(v))
+		case json.Number:
+			if volatileNumber(key) {
+				out.WriteString("0")
+			} else {
+				out.WriteString(v.String())
+			}
+		case bool:
+			fmt.Fprint(&out, v)
+		case nil:
+			out.WriteString("null")
+		}
+	}
+	return out.Bytes(), nil
+}
+
+// writeString writes s as a JSON string without HTML escaping.
+func writeString(w *bytes.Buffer, s string) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures"
+)
+
+const (
+	scenarioDir = "../../fixtures/claude/scenarios"
+	fixtureDir  = "../../fixtures/claude"
+)
+
+// TestScenariosAndFixtures checks every scenario file and the fixture
+// recorded from it: both parse, the meta matches, the script is a real
+// session, and no machine path leaked into it.
+func TestScenariosAndFixtures(t *testing.T) {
+	names, err := scenarioFiles(scenarioDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) < 10 {
+		t.Fatalf("only %d scenarios: %v", len(names), names)
+	}
+	tmp := os.TempDir()
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			rec, err := loadRecording(filepath.Join(scenarioDir, name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.TrimSpace(rec.Comment) == "" || len(rec.Model.Turns) == 0 {
+				t.Errorf("scenario has no comment or no turns")
+			}
+			fx, err := fixtures.Load(filepath.Join(fixtureDir, name+".txtar"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(fx.File.Comment, strings.TrimSpace(rec.Comment)) {
+				t.Errorf("fixture comment does not start with the scenario comment")
+			}
+			want := map[string]string{"adapter": "claude", "session": sessionID(name), "cwd": placeProject}
+			for k, v := range want {
+				if fx.Meta[k] != v {
+					t.Errorf("meta %s = %q, want %q", k, fx.Meta[k], v)
+				}
+			}
+			if !strings.HasPrefix(fx.Meta["cli"], "claude 2.") {
+				t.Errorf("meta cli = %q", fx.Meta["cli"])
+			}
+			if len(fx.Script) < 5 || fx.Script[0].Dir != fixtures.ToAgent || !bytes.Contains(fx.Script[0].Line, []byte(`"initialize"`)) {
+				t.Fatalf("script does not start with initialize (%d steps)", len(fx.Script))
+			}
+			results := 0
+			for i, st := range fx.Script {
+				if bytes.Contains(st.Line, []byte("acpbridge-record-")) || (tmp != "/tmp" && bytes.Contains(st.Line, []byte(tmp))) {
+					t.Errorf("step %d leaks a temp path: %.200s", i+1, st.Line)
+				}
+				if bytes.Contains(st.Line, []byte(`"type":"result"`)) && st.Dir == fixtures.FromAgent {
+					results++
+				}
+			}
+			prompts := 0
+			for _, a := range rec.Host {
+				if a.Do == doPrompt {
+					prompts++
+				}
+			}
+			if results != prompts {
+				t.Errorf("%d results for %d prompts", results, prompts)
+			}
+		})
+	}
+}
+
+// TestRecordReproducible records one scenario with the real CLI and checks
+// that the result equals the committed fixture byte for byte. It needs the
+// CLI (scripts/install-claude.sh, or $CLAUDE_BIN) and is skipped without it.
+func TestRecordReproducible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real CLI")
+	}
+	bin := os.Getenv("CLAUDE_BIN")
+	if bin == "" {
+		matches, _ := filepath.Glob("../../.cache/claude/node_modules/@anthropic-ai/claude-code-*/claude")
+		if len(matches) == 0 {
+			t.Skip("Claude CLI not installed (run scripts/install-claude.sh)")
+		}
+		bin = matches[0]
+	}
+	cfg := &config{claude: bin, scenarios: scenarioDir, timeout: time.Minute, settle: 400 * time.Millisecond, verbose: testing.Verbose()}
+	if err := cfg.findCLI(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"text", "bash_allow"} {
+		out := filepath.Join(t.TempDir(), name+".txtar")
+		if err := record(t.Context(), cfg, name, out); err != nil {
+			t.Fatal(err)
+		}
+		got, err := fixtures.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fixtures.Load(filepath.Join(fixtureDir, name+".txtar"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Other sections (editor, want) belong to other tests.
+		for _, sec := range []string{fixtures.SectionMeta, fixtures.SectionAgent} {
+			g, _ := got.File.Section(sec)
+			w, _ := want.File.Section(sec)
+			if !bytes.Equal(g, w) {
+				t.Errorf("%s: re-recorded %s section differs from the committed fixture (CLI %s); re-record with go run ./cmd/record -all",
+					name, sec, cfg.version)
+			}
+		}
+		if got.File.Comment != want.File.Comment {
+			t.Errorf("%s: comment differs", name)
+		}
+	}
+}
