@@ -1,0 +1,213 @@
+package claude
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// Options configure an Adapter. The zero value runs "claude" from PATH.
+type Options struct {
+	// Path is the CLI executable (default "claude").
+	Path string
+	// PermissionMode and Model are the initial mode and model; empty means
+	// the CLI's defaults.
+	PermissionMode, Model string
+	// ExtraArgs are appended to the CLI's command line.
+	ExtraArgs []string
+	// Launch starts the CLI (default proc.Start). Tests and replays pass an
+	// in-process stand-in (proc.InProcess).
+	Launch func(ctx context.Context, spec proc.Spec) (proc.Process, error)
+	// NewSessionID returns the id of a new session (default: a random UUIDv4).
+	// The CLI is told to use it, so ACP and Claude ids are the same.
+	NewSessionID func() string
+	// Logger receives diagnostics; the zero value discards them.
+	Logger zerolog.Logger
+	// Trace, if set, sees every line written to (toAgent) or read from the
+	// CLI.
+	Trace func(toAgent bool, line []byte)
+	// Env holds extra "KEY=value" entries for the CLI's environment.
+	Env []string
+	// CancelGrace is how long a cancelled turn waits for the CLI to wind
+	// down after the interrupt before its process is stopped (default 10s).
+	CancelGrace time.Duration
+	// StopGrace is the grace period of each step of a process stop (default
+	// 3s).
+	StopGrace time.Duration
+}
+
+// Adapter serves ACP sessions from Claude Code. Its methods are safe for
+// concurrent use.
+type Adapter struct {
+	opts Options
+
+	mu       sync.Mutex
+	sessions map[acp.SessionID]*Session // guarded by mu
+	closed   bool                       // guarded by mu
+}
+
+// New returns an Adapter; defaults are filled in here.
+func New(opts Options) *Adapter {
+	if opts.Path == "" {
+		opts.Path = "claude"
+	}
+	if opts.Launch == nil {
+		opts.Launch = proc.Start
+	}
+	if opts.NewSessionID == nil {
+		opts.NewSessionID = newUUID
+	}
+	if opts.CancelGrace <= 0 {
+		opts.CancelGrace = 10 * time.Second
+	}
+	if opts.StopGrace <= 0 {
+		opts.StopGrace = 3 * time.Second
+	}
+	return &Adapter{opts: opts, sessions: map[acp.SessionID]*Session{}}
+}
+
+// Info describes Claude Code: images and embedded context in prompts, MCP
+// servers over stdio, HTTP and SSE, additional directories.
+func (a *Adapter) Info() acp.AgentInfo {
+	return acp.AgentInfo{
+		Name:   "claude",
+		Title:  "Claude Code",
+		Prompt: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+		MCP:    acp.McpCapabilities{HTTP: true, SSE: true},
+		// Passed to the CLI with --add-dir.
+		AdditionalDirectories: true,
+	}
+}
+
+// NewSession starts a session. The CLI starts in the background; a failure
+// to start is reported by the first Prompt.
+func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error) {
+	s, err := a.OpenSession(OpenOptions{ID: acp.SessionID(a.opts.NewSessionID()), Cwd: req.Cwd,
+		AdditionalDirectories: req.AdditionalDirectories, McpServers: req.McpServers}, c)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenOptions say which session OpenSession opens.
+type OpenOptions struct {
+	ID  acp.SessionID
+	Cwd string
+	// AdditionalDirectories are passed with --add-dir.
+	AdditionalDirectories []string
+	McpServers            []acp.McpServer
+	// Resume starts the CLI with --resume (the conversation is stored
+	// already) instead of --session-id.
+	Resume bool
+}
+
+// OpenSession opens a session with a given id, starting its CLI in the
+// background. It is how a stored session is reopened once its history has
+// been replayed.
+func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
+	id, cwd := o.ID, o.Cwd
+	mcp, err := mcpConfig(o.McpServers)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		a:      a,
+		id:     id,
+		cwd:    cwd,
+		client: c,
+		log:    a.opts.Logger.With().Str("adapter", "claude").Str("session", string(id)).Logger(),
+		mcp:    mcp,
+		dirs:   o.AdditionalDirectories,
+		resume: o.Resume,
+		mode:   orDefault(a.opts.PermissionMode, "default"),
+		model:  orDefault(a.opts.Model, "default"),
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.procCtx, s.procEnd = context.WithCancel(context.Background())
+	s.tr = newTranslator(cwd, s.log)
+	s.tr.emit, s.tr.onMode, s.tr.onModel = s.update, s.changeMode, s.changeModel
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, fmt.Errorf("%w: the adapter is closed", acp.ErrInvalidRequest)
+	}
+	if _, dup := a.sessions[id]; dup {
+		return nil, fmt.Errorf("%w: session %s is already open", acp.ErrInvalidRequest, id)
+	}
+	a.sessions[id] = s
+	s.mu.Lock()
+	s.startLocked()
+	s.mu.Unlock()
+	return s, nil
+}
+
+// forget drops a closed session.
+func (a *Adapter) forget(id acp.SessionID) {
+	a.mu.Lock()
+	delete(a.sessions, id)
+	a.mu.Unlock()
+}
+
+// Close closes every open session.
+func (a *Adapter) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	open := make([]*Session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		open = append(open, s)
+	}
+	a.mu.Unlock()
+	for _, s := range open {
+		_ = s.Close()
+	}
+	return nil
+}
+
+// spec is the command line of the CLI for this session (research notes:
+// stream-JSON both ways, partial messages, permission prompts as control
+// requests, session state events for a reliable end of turn).
+func (s *Session) spec(resume bool, mode, model string) proc.Spec {
+	o := s.a.opts
+	args := []string{
+		"--output-format", "stream-json", "--verbose",
+		"--input-format", "stream-json", "--include-partial-messages",
+		"--permission-prompt-tool", "stdio",
+	}
+	if resume {
+		args = append(args, "--resume="+string(s.id))
+	} else {
+		args = append(args, "--session-id="+string(s.id))
+	}
+	if mode != "" && mode != "default" {
+		args = append(args, "--permission-mode", mode)
+	}
+	if model != "" && model != "default" {
+		args = append(args, "--model", model)
+	}
+	for _, d := range s.dirs {
+		args = append(args, "--add-dir", d)
+	}
+	if s.mcp != "" {
+		args = append(args, "--mcp-config", s.mcp)
+	}
+	args = append(args, o.ExtraArgs...)
+	env := append([]string{"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1"}, o.Env...)
+	return proc.Spec{Name: "claude", Path: o.Path, Args: args, Env: env, Dir: s.cwd, Logger: s.log, Grace: o.StopGrace}
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,28 @@
+// Package claude serves ACP sessions from Claude Code, driven over its
+// stream-JSON control protocol (claude --input-format stream-json
+// --output-format stream-json --permission-prompt-tool stdio).
+//
+// Each ACP session owns one CLI process, started in the background by
+// NewSession with --session-id set to the ACP session id (so both sides use
+// one id) and restarted with --resume when it dies. The package splits
+// parsing from spawning: the session engine works over a proc.Process, so
+// the same code drives the real CLI (proc.Start) and an in-process stand-in
+// that replays a recorded script (proc.InProcess).
+//
+// One reader goroutine per process parses stdout lines with gjson. Answers
+// to the host's control requests are matched by request id and a withdrawn
+// permission question (control_cancel_request) cancels the editor's
+// permission request at once; everything else is queued for the goroutine
+// that runs the current turn, which alone sends session updates, so every
+// update of a turn precedes its answer.
+//
+// A turn ends when the CLI reports its session idle after a result: a
+// result alone is not the end, because background agents can start another
+// turn after it. Cancelling a prompt sends an interrupt and keeps draining
+// until the CLI winds the turn down; a CLI that does not is stopped after a
+// grace period. Either way the turn ends with stop reason "cancelled".
+//
+// The package imports bridge/acp and adapters/internal/proc, never the
+// bridge package: Adapter satisfies the bridge's Adapter contract
+// structurally and Session implements acp.Session.
+package claude

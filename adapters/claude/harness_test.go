@@ -1,0 +1,139 @@
+package claude
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/fixtures/fakeagent"
+)
+
+// testSessionID is the id the tests give new sessions.
+const testSessionID = "11111111-1111-4111-8111-111111111111"
+
+// clientFuncs is an acp.Client whose behaviour is a set of optional funcs.
+// Missing funcs answer updates with nil, permissions with "cancelled" and
+// everything else with method-not-found.
+type clientFuncs struct {
+	update     func(context.Context, acp.SessionNotification) error
+	permission func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
+}
+
+var _ acp.Client = (*clientFuncs)(nil)
+
+func (c *clientFuncs) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
+	if c.update == nil {
+		return nil
+	}
+	return c.update(ctx, n)
+}
+
+func (c *clientFuncs) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	if c.permission == nil {
+		return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
+	}
+	return c.permission(ctx, r)
+}
+
+func (c *clientFuncs) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	return acp.WriteTextFileResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	return acp.CreateTerminalResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	return acp.WaitForTerminalExitResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	return acp.KillTerminalResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	return acp.ReleaseTerminalResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) Capabilities() acp.ClientCapabilities { return acp.ClientCapabilities{} }
+
+// transcript records what an adapter did, in order, as JSON values.
+type transcript struct {
+	mu    sync.Mutex
+	items []map[string]any
+}
+
+func (r *transcript) add(key string, v any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.items = append(r.items, map[string]any{key: v})
+}
+
+// addResult records how a call ended.
+func (r *transcript) addResult(stop acp.StopReason, err error) {
+	if err != nil {
+		r.addError(err)
+		return
+	}
+	r.add("stopReason", stop)
+}
+
+func (r *transcript) addError(err error) {
+	var e *acp.Error
+	if errors.As(err, &e) {
+		r.add("error", map[string]any{"code": e.Code, "message": err.Error(), "data": e.Data})
+		return
+	}
+	r.add("error", map[string]any{"message": err.Error()})
+}
+
+// format renders the transcript as indented JSON objects separated by
+// blank lines (the fixtures' want format).
+func (r *transcript) format(t *testing.T) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b bytes.Buffer
+	for i, it := range r.items {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		out, err := json.MarshalIndent(it, "", "  ")
+		if err != nil {
+			t.Fatalf("encoding transcript item %d: %v", i, err)
+		}
+		b.Write(out)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// fakeLaunch runs the fake agent in-process on a script, mapping the
+// recorded session id to the live one.
+func fakeLaunch(script []fixtures.Step, recorded, live string) func(context.Context, proc.Spec) (proc.Process, error) {
+	return func(context.Context, proc.Spec) (proc.Process, error) {
+		return proc.InProcess("claude", func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+			return fakeagent.Run(ctx, script, stdin, stdout, fakeagent.Options{SessionID: live, RecordedSessionID: recorded})
+		}), nil
+	}
+}
+
+func testLogger(t *testing.T) zerolog.Logger {
+	return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel)
+}

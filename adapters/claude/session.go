@@ -1,0 +1,257 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// errSessionClosed is returned by calls on a closed session.
+var errSessionClosed = fmt.Errorf("%w: the session is closed", acp.ErrInvalidRequest)
+
+// Session is one ACP session: one Claude Code process (restarted with
+// --resume when it dies) and the translation state of its conversation.
+//
+// Prompt runs one turn at a time. SetMode, SetConfigOption, State and Close
+// may be called concurrently with Prompt and with each other.
+type Session struct {
+	a      *Adapter
+	id     acp.SessionID
+	cwd    string
+	client acp.Client
+	log    zerolog.Logger
+	mcp    string   // --mcp-config value, or ""
+	dirs   []string // --add-dir values
+
+	ctx     context.Context // ends at Close: stops waits and turns
+	cancel  context.CancelFunc
+	procCtx context.Context // process lifetime; ends after the graceful stop in Close
+	procEnd context.CancelFunc
+	wg      sync.WaitGroup // start goroutines and stdout readers
+
+	turnMu sync.Mutex  // held by Prompt for a whole turn
+	tr     *translator // guarded by turnMu (and owned by the start goroutine before the first turn)
+
+	mu       sync.Mutex
+	cur      *run            // guarded by mu
+	resume   bool            // the CLI has stored the conversation; guarded by mu
+	mode     string          // guarded by mu
+	model    string          // guarded by mu
+	models   []model         // guarded by mu
+	rejects  map[string]bool // "always reject" rules (ruleKey); guarded by mu
+	informed bool            // commands and options were sent once; guarded by mu
+	closed   bool            // guarded by mu
+}
+
+var _ acp.Session = (*Session)(nil)
+
+// run is one CLI process. err, p and c are written by the start goroutine
+// before ready is closed and only read after it.
+type run struct {
+	ready chan struct{}
+	err   error
+	p     proc.Process
+	c     *conn
+}
+
+// ID returns the ACP session id (also the CLI's session id).
+func (s *Session) ID() acp.SessionID { return s.id }
+
+// State returns the session's modes and config options. Its Commands are
+// nil: the slash commands are sent as available_commands_update once the CLI
+// has listed them (it may not have when session/new is answered).
+func (s *Session) State() acp.SessionState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return acp.SessionState{
+		Modes:         modeState(s.mode),
+		ConfigOptions: configOptions(s.mode, s.model, s.models),
+	}
+}
+
+// Prompt runs one turn; see the package documentation for how it ends.
+func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopReason, error) {
+	s.turnMu.Lock()
+	defer s.turnMu.Unlock()
+	msg, err := promptFrame(req.Prompt, s.log)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.ctx, cancel)() // Close ends the turn
+	r, err := s.ensure(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return acp.StopReasonCancelled, nil
+		}
+		return "", err
+	}
+	if err := s.drainStale(ctx, r); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	s.resume = true
+	s.mu.Unlock()
+	t := &turn{s: s, r: r, ctx: ctx}
+	return t.play(msg)
+}
+
+// drainStale translates what the CLI wrote between turns (a background
+// agent's follow-up, a mode change) so it is not mistaken for this turn's end.
+func (s *Session) drainStale(ctx context.Context, r *run) error {
+	t := &turn{s: s, r: r, ctx: ctx}
+	for {
+		ev, ok := r.c.pop()
+		if !ok {
+			return nil
+		}
+		if ev.exit {
+			return s.died(r, ev.err)
+		}
+		t.handle(ev)
+	}
+}
+
+// ensure returns the running process, starting it when there is none (or
+// the last one died) and waiting for its initialize answer.
+func (s *Session) ensure(ctx context.Context) (*run, error) {
+	for attempt := 0; ; attempt++ {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, errSessionClosed
+		}
+		r := s.cur
+		if r == nil {
+			r = s.startLocked()
+		}
+		s.mu.Unlock()
+		select {
+		case <-r.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		switch {
+		case r.err != nil:
+			s.drop(r)
+			return nil, r.err
+		case r.c.isDone() && attempt == 0:
+			s.drop(r) // died while idle: start again, once
+		case r.c.isDone():
+			return nil, s.died(r, r.c.exitError())
+		default:
+			return r, nil
+		}
+	}
+}
+
+// drop forgets r if it is the current process, so the next call restarts.
+func (s *Session) drop(r *run) {
+	s.mu.Lock()
+	if s.cur == r {
+		s.cur = nil
+	}
+	s.mu.Unlock()
+}
+
+// died forgets a process that went away and describes why, with the tail of
+// its stderr.
+func (s *Session) died(r *run, err error) error {
+	s.drop(r)
+	return exitError(err, r.p.StderrTail())
+}
+
+// kill stops a process that did not react to an interrupt.
+func (s *Session) kill(r *run) {
+	s.drop(r)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 4*s.a.opts.StopGrace)
+	defer cancel()
+	if err := r.p.Stop(ctx); err != nil {
+		s.log.Warn().Err(err).Msg("stopping claude")
+	}
+}
+
+// startLocked starts a process in the background. Callers hold mu.
+func (s *Session) startLocked() *run {
+	r := &run{ready: make(chan struct{})}
+	s.cur = r
+	spec := s.spec(s.resume, s.mode, s.model)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(r.ready)
+		s.launch(r, spec)
+	}()
+	return r
+}
+
+// launch starts the CLI and sends initialize.
+func (s *Session) launch(r *run, spec proc.Spec) {
+	p, err := s.a.opts.Launch(s.procCtx, spec)
+	if err != nil {
+		r.err = fmt.Errorf("%w: starting claude: %v", acp.ErrInternal, err)
+		return
+	}
+	r.p = p
+	r.c = newConn(p, s.log, s.a.opts.Trace)
+	r.c.start(&s.wg)
+	body, err := r.c.request(s.ctx, "initialize", nil)
+	if err != nil {
+		if !r.c.isDone() {
+			s.stop(p)
+		}
+		r.err = exitError(err, p.StderrTail())
+		return
+	}
+	s.applyInit(body)
+}
+
+// stop ends a process gracefully (close stdin, then signals).
+func (s *Session) stop(p proc.Process) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*s.a.opts.StopGrace)
+	defer cancel()
+	if err := p.Stop(ctx); err != nil {
+		s.log.Debug().Err(err).Msg("stopping claude")
+	}
+}
+
+// Close ends the turn (if any), stops the process and waits for every
+// goroutine of the session. It is idempotent.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	r := s.cur
+	s.cur = nil
+	s.mu.Unlock()
+	s.cancel()
+	if r != nil {
+		<-r.ready
+		if r.p != nil && !r.c.isDone() {
+			s.stop(r.p)
+		}
+	}
+	s.procEnd()
+	s.wg.Wait()
+	s.a.forget(s.id)
+	return nil
+}
+
+// update sends one session/update. Failures are logged: the editor may be
+// gone, and the turn still has to end properly.
+func (s *Session) update(u acp.SessionUpdate) {
+	err := s.client.SessionUpdate(context.WithoutCancel(s.ctx), acp.SessionNotification{SessionID: s.id, Update: u})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.log.Debug().Err(err).Str("update", u.Kind()).Msg("sending session update")
+	}
+}

@@ -1,0 +1,311 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/fixtures"
+)
+
+// clientFuncs is an acp.Client whose behaviour is a set of optional funcs;
+// unset ones answer with method-not-found (updates are accepted).
+type clientFuncs struct {
+	update     func(context.Context, acp.SessionNotification) error
+	permission func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
+}
+
+var _ acp.Client = (*clientFuncs)(nil)
+
+// The bridge's Adapter, Loader and Lister contracts, spelled out here because
+// this package may not import the bridge.
+var _ interface {
+	Info() acp.AgentInfo
+	NewSession(context.Context, acp.NewSessionRequest, acp.Client) (acp.Session, error)
+	LoadSession(context.Context, acp.LoadSessionRequest, acp.Client) (acp.Session, error)
+	ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error)
+	Close() error
+} = (*Adapter)(nil)
+
+func (c *clientFuncs) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
+	if c.update == nil {
+		return nil
+	}
+	return c.update(ctx, n)
+}
+
+func (c *clientFuncs) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	if c.permission == nil {
+		return acp.RequestPermissionResponse{}, acp.ErrMethodNotFound
+	}
+	return c.permission(ctx, r)
+}
+
+func (c *clientFuncs) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	return acp.WriteTextFileResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	return acp.CreateTerminalResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	return acp.WaitForTerminalExitResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	return acp.KillTerminalResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	return acp.ReleaseTerminalResponse{}, acp.ErrMethodNotFound
+}
+
+func (c *clientFuncs) Capabilities() acp.ClientCapabilities { return acp.ClientCapabilities{} }
+
+// seen collects what an editor was sent.
+type seen struct {
+	mu          sync.Mutex
+	text        strings.Builder // agent message chunks
+	userText    strings.Builder // user message chunks
+	kinds       map[acp.ToolCallID]acp.ToolKind
+	status      map[acp.ToolCallID]acp.ToolCallStatus
+	diffs       map[acp.ToolCallID]string // a diff's path
+	plan        []acp.PlanEntry
+	permissions []acp.RequestPermissionRequest
+	firstKind   string
+}
+
+func newSeen() *seen {
+	return &seen{kinds: map[acp.ToolCallID]acp.ToolKind{}, status: map[acp.ToolCallID]acp.ToolCallStatus{},
+		diffs: map[acp.ToolCallID]string{}}
+}
+
+func (s *seen) update(_ context.Context, n acp.SessionNotification) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := n.Update
+	if s.firstKind == "" {
+		s.firstKind = u.Kind()
+	}
+	switch {
+	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
+		s.text.WriteString(u.AgentMessageChunk.Content.Text.Text)
+	case u.UserMessageChunk != nil && u.UserMessageChunk.Content.Text != nil:
+		s.userText.WriteString(u.UserMessageChunk.Content.Text.Text)
+	case u.ToolCall != nil:
+		s.kinds[u.ToolCall.ToolCallID] = u.ToolCall.Kind
+		s.status[u.ToolCall.ToolCallID] = u.ToolCall.Status
+	case u.ToolCallUpdate != nil:
+		id := u.ToolCallUpdate.ToolCallID
+		if u.ToolCallUpdate.Kind != nil {
+			s.kinds[id] = *u.ToolCallUpdate.Kind
+		}
+		if u.ToolCallUpdate.Status != nil {
+			s.status[id] = *u.ToolCallUpdate.Status
+		}
+		for _, c := range u.ToolCallUpdate.Content {
+			if c.Diff != nil {
+				s.diffs[id] = c.Diff.Path
+			}
+		}
+	case u.Plan != nil:
+		s.plan = u.Plan.Entries
+	}
+	return nil
+}
+
+func (s *seen) allow(_ context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	s.mu.Lock()
+	s.permissions = append(s.permissions, r)
+	s.mu.Unlock()
+	return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected("allow_once")}, nil
+}
+
+func loadDemo(t *testing.T) (*Adapter, *fixtures.Fixture) {
+	t.Helper()
+	fx, err := fixtures.Load(filepath.Join("..", "..", "fixtures", "claude", "demo.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(fx, Options{
+		Logger:       zerolog.New(zerolog.NewTestWriter(t)),
+		NewSessionID: func() string { return "22222222-2222-4222-8222-222222222222" },
+		StopGrace:    100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a, fx
+}
+
+const demoPrompt = "Add a hello-world command to this Go project under cmd/hello."
+
+func TestReplayPlaysTheRecording(t *testing.T) {
+	a, fx := loadDemo(t)
+	if title := a.Info().Title; !strings.Contains(title, "replay") || !strings.Contains(title, "demo.txtar") {
+		t.Errorf("Info().Title = %q, want it to name the replayed fixture", title)
+	}
+	s := newSeen()
+	sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: fx.Meta["cwd"]},
+		&clientFuncs{update: s.update, permission: s.allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, err := sess.Prompt(t.Context(), acp.PromptRequest{SessionID: sess.ID(),
+		Prompt: []acp.ContentBlock{acp.TextBlock(demoPrompt)}})
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !strings.Contains(s.text.String(), "Run it with `go run ./cmd/hello`.") {
+		t.Errorf("agent text = %q, want the recorded summary", s.text.String())
+	}
+	wantTools := map[acp.ToolCallID]acp.ToolKind{"toolu_demo_mkdir": acp.ToolKindExecute, "toolu_demo_write": acp.ToolKindEdit}
+	for id, kind := range wantTools {
+		if s.kinds[id] != kind || s.status[id] != acp.ToolCallStatusCompleted {
+			t.Errorf("tool call %s: kind %q status %q, want %q completed", id, s.kinds[id], s.status[id], kind)
+		}
+	}
+	if len(s.kinds) != len(wantTools) {
+		t.Errorf("tool calls %v, want only %v (TodoWrite is a plan)", s.kinds, wantTools)
+	}
+	if p := s.diffs["toolu_demo_write"]; p != "/home/user/project/cmd/hello/main.go" {
+		t.Errorf("Write diff path = %q", p)
+	}
+	var asked []string
+	for _, p := range s.permissions {
+		asked = append(asked, string(p.ToolCall.ToolCallID)+" "+*p.ToolCall.Title)
+	}
+	want := []string{"toolu_demo_mkdir mkdir -p cmd/hello && ls -R cmd", "toolu_demo_write Write cmd/hello/main.go"}
+	if strings.Join(asked, "|") != strings.Join(want, "|") {
+		t.Errorf("permissions asked = %q, want %q", asked, want)
+	}
+	if len(s.plan) != 3 {
+		t.Fatalf("plan = %+v, want 3 entries", s.plan)
+	}
+	for _, e := range s.plan {
+		if e.Status != acp.PlanEntryStatusCompleted {
+			t.Errorf("final plan entry %q is %q, want completed", e.Content, e.Status)
+		}
+	}
+}
+
+func TestListAndLoad(t *testing.T) {
+	a, fx := loadDemo(t)
+	recorded := acp.SessionID(fx.Meta["session"])
+	list, err := a.ListSessions(t.Context(), acp.ListSessionsRequest{})
+	if err != nil || len(list.Sessions) != 1 {
+		t.Fatalf("ListSessions = %+v, %v", list, err)
+	}
+	info := list.Sessions[0]
+	if info.SessionID != recorded || info.Cwd != fx.Meta["cwd"] || info.Title == nil || *info.Title != demoPrompt {
+		t.Errorf("listed %+v", info)
+	}
+	other := "/elsewhere"
+	if l, _ := a.ListSessions(t.Context(), acp.ListSessionsRequest{Cwd: &other}); len(l.Sessions) != 0 {
+		t.Errorf("ListSessions for another cwd = %+v, want none", l.Sessions)
+	}
+
+	_, err = a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: "nope", Cwd: fx.Meta["cwd"]}, &clientFuncs{})
+	if !errors.Is(err, acp.ErrResourceNotFound) {
+		t.Errorf("LoadSession(unknown) = %v, want resource not found", err)
+	}
+
+	s := newSeen()
+	client := &clientFuncs{update: s.update, permission: func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+		t.Error("a history replay asked for permission")
+		return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
+	}}
+	sess, err := a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: recorded, Cwd: fx.Meta["cwd"]}, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	if s.firstKind != "user_message_chunk" || s.userText.String() != demoPrompt {
+		t.Errorf("history starts with %q, user text %q", s.firstKind, s.userText.String())
+	}
+	if !strings.Contains(s.text.String(), "Run it with") || s.status["toolu_demo_write"] != acp.ToolCallStatusCompleted {
+		t.Errorf("history text %q, write status %q", s.text.String(), s.status["toolu_demo_write"])
+	}
+	if len(s.plan) != 3 {
+		t.Errorf("history plan = %+v", s.plan)
+	}
+	s.mu.Unlock()
+	if sess.ID() != recorded {
+		t.Errorf("loaded session id %q, want %q", sess.ID(), recorded)
+	}
+
+	// The loaded session serves further prompts.
+	client.permission = s.allow
+	stop, err := sess.Prompt(t.Context(), acp.PromptRequest{SessionID: sess.ID(),
+		Prompt: []acp.ContentBlock{acp.TextBlock("once more")}})
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt after load = %q, %v", stop, err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNewRejectsOtherAdapters(t *testing.T) {
+	fx := &fixtures.Fixture{Path: "x.txtar", Meta: map[string]string{"adapter": "codex"},
+		Script: []fixtures.Step{{Dir: fixtures.FromAgent, Line: []byte(`{}`)}}}
+	if _, err := New(fx, Options{}); err == nil {
+		t.Fatal("New accepted a codex fixture")
+	}
+	fx.Meta["adapter"] = "claude"
+	fx.Script = nil
+	if _, err := New(fx, Options{}); err == nil {
+		t.Fatal("New accepted a fixture without a script")
+	}
+}
+
+func TestPromptsBeyondTheRecording(t *testing.T) {
+	fx, err := fixtures.Load(filepath.Join("..", "..", "fixtures", "claude", "text.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(fx, Options{Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := newSeen()
+	sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: fx.Meta["cwd"]}, &clientFuncs{update: s.update})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"Say hello in one short sentence.", "And again?"} {
+		stop, err := sess.Prompt(t.Context(), acp.PromptRequest{SessionID: sess.ID(), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt(%q) = %q, %v", text, stop, err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !strings.Contains(s.text.String(), "no more turns") {
+		t.Errorf("text = %q, want the replay's end notice after the recorded turn", s.text.String())
+	}
+}
