@@ -1,0 +1,58 @@
+# acpbridge — build, test and demo. `make demo` and `make test` are the two
+# set-up commands; everything else is for development.
+
+GO        ?= go
+BIN       := bin/acpbridge
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+CACHE     := .cache
+ACP_SDK   := @agentclientprotocol/sdk@2.4.0
+SCHEMA    := $(CACHE)/acp-schema/v1/schema.json
+DEMO      ?= fixtures/claude/demo.txtar
+
+.PHONY: all build demo test schema bench lint golden fuzz clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/acpbridge
+
+# The main job with no wrapped CLI and no credentials: the bridge serves a
+# recorded Claude Code session, driven by a small scripted ACP client that
+# prints the conversation.
+demo: build
+	$(GO) run ./cmd/acpdemo -- ./$(BIN) replay $(DEMO)
+
+# Everything CI needs: the official ACP schema for conformance checks, then
+# the whole suite under the race detector.
+test: schema
+	$(GO) test -race -count=1 ./...
+
+# The official ACP v1 JSON schema, from the npm package of the TypeScript SDK,
+# into a git-ignored cache.
+schema: $(SCHEMA)
+$(SCHEMA):
+	@mkdir -p $(CACHE)/npm $(dir $(SCHEMA))
+	npm install --silent --no-save --no-audit --no-fund --prefix $(CACHE)/npm $(ACP_SDK)
+	cp $(CACHE)/npm/node_modules/@agentclientprotocol/sdk/schema/v1/schema.json $(SCHEMA)
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
+	$(GO) vet ./...
+	@! git grep -n 'github.com/rs/zerolog/log"' -- '*.go' || { echo 'use a zerolog.Logger from Options, not the global logger'; exit 1; }
+
+# Rewrite the `want` sections of the transcript goldens and the type goldens.
+golden:
+	$(GO) test ./bridge/... ./adapters/... -run 'Golden' -update
+
+fuzz:
+	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s
+	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadContentLength -fuzztime 20s
+	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzDecodeMessage -fuzztime 20s
+	$(GO) test ./bridge -run '^$$' -fuzz FuzzRequest -fuzztime 20s
+
+clean:
+	rm -rf bin $(CACHE)

@@ -1,0 +1,162 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+)
+
+// binPath is the acpbridge binary built once for the end-to-end tests.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "acpbridge-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "acpbridge")
+	args := []string{"build", "-o", binPath}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building acpbridge:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fixture returns the path of a bundled fixture.
+func fixture(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "fixtures", name)
+}
+
+// bridgeProc is a running acpbridge with pipes to its stdin and stdout. Every
+// line it writes to stdout is checked: JSON-RPC, and valid against the ACP
+// schema.
+type bridgeProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Reader // what the client reads: the bridge's stdout, checked
+	stderr *lockedBuffer
+	check  *acptest.Checker
+}
+
+func startBridge(t *testing.T, args ...string) *bridgeProc {
+	t.Helper()
+	v := acptest.Load(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd.WaitDelay = 5 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bridgeProc{cmd: cmd, stdin: &checkedWriter{w: stdin}, stderr: &lockedBuffer{}, check: v.NewChecker()}
+	b.stdin.(*checkedWriter).check = b.check
+	cmd.Stderr = b.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	b.stdout = pr
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		r := bufio.NewReader(out)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				if cerr := b.check.AgentFrame(line); cerr != nil {
+					t.Errorf("bridge stdout: %v", cerr)
+				}
+				pw.Write(line)
+			}
+			if err != nil {
+				pw.Close()
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		b.stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("bridge did not exit within 10s of stdin EOF")
+			cancel()
+			<-done
+		}
+		cancel()
+		pr.Close()
+		<-copied
+		if t.Failed() {
+			t.Logf("bridge stderr:\n%s", b.stderr.String())
+		}
+	})
+	return b
+}
+
+// checkedWriter records each client frame so the bridge's answers can be
+// validated against the method they answer.
+type checkedWriter struct {
+	w     io.WriteCloser
+	check *acptest.Checker
+	buf   []byte
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	c.buf = append(c.buf, p...)
+	for {
+		i := bytes.IndexByte(c.buf, '\n')
+		if i < 0 {
+			break
+		}
+		c.check.ClientFrame(c.buf[:i])
+		c.buf = c.buf[i+1:]
+	}
+	return c.w.Write(p)
+}
+
+func (c *checkedWriter) Close() error { return c.w.Close() }
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/acpbridge/acpbridge/adapters/replay"
+	"github.com/acpbridge/acpbridge/fixtures"
+)
+
+func replayCommand(g *globals) *cli.Command {
+	return &cli.Command{
+		Name:      "replay",
+		Usage:     "serve a recorded native session as if the wrapped CLI were running (no CLI or credentials needed)",
+		ArgsUsage: "FIXTURE",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cli.Exit("replay takes exactly one FIXTURE file (for example fixtures/claude/demo.txtar)", 2)
+			}
+			fx, err := fixtures.Load(c.Args().First())
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("loading fixture: %v", err), 2)
+			}
+			a, err := replay.New(fx, replay.Options{Logger: g.logger, Trace: g.traceAgent()})
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("replaying %s: %v", fx.Path, err), 2)
+			}
+			return g.serveStdio(c, a)
+		},
+	}
+}

@@ -1,0 +1,146 @@
+package main_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// sdkClient is an editor built on the independent Go ACP SDK: it records
+// every update and answers permission requests with the first option of the
+// wanted kind.
+type sdkClient struct {
+	answer sdk.PermissionOptionKind
+
+	mu      sync.Mutex
+	updates []sdk.SessionUpdate
+	asked   []sdk.RequestPermissionRequest
+}
+
+var _ sdk.Client = (*sdkClient)(nil)
+
+func (c *sdkClient) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+	c.mu.Lock()
+	c.updates = append(c.updates, n.Update)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *sdkClient) RequestPermission(_ context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	c.asked = append(c.asked, r)
+	c.mu.Unlock()
+	for _, o := range r.Options {
+		if o.Kind == c.answer {
+			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(o.OptionId)}, nil
+		}
+	}
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+}
+
+func (c *sdkClient) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
+}
+
+func (c *sdkClient) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
+}
+
+func (c *sdkClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
+}
+
+func (c *sdkClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
+}
+
+func (c *sdkClient) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
+}
+
+func (c *sdkClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
+}
+
+func (c *sdkClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
+}
+
+// TestSDKClientDrivesReplay has the independent SDK client run the bundled
+// demo session through the built binary: handshake, a session, a turn with a
+// permission request, and the updates an editor needs to render it.
+func TestSDKClientDrivesReplay(t *testing.T) {
+	b := startBridge(t, "replay", fixture("claude/demo.txtar"))
+	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
+	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	init, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if init.ProtocolVersion != 1 || init.AgentInfo == nil || init.AgentInfo.Name != "acpbridge" {
+		t.Fatalf("initialize answer: %+v", init)
+	}
+	sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	if sess.SessionId == "" || sess.Modes == nil || len(sess.ConfigOptions) == 0 {
+		t.Fatalf("session/new answer lacks id, modes or config options: %+v", sess)
+	}
+	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId,
+		Prompt: []sdk.ContentBlock{sdk.TextBlock("Add a greeting script and run it")}})
+	if err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	if res.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("stopReason = %q, want end_turn", res.StopReason)
+	}
+
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	var text, thought, plans int
+	kinds := map[sdk.ToolKind]int{}
+	completed := map[sdk.ToolCallId]bool{}
+	for _, u := range cl.updates {
+		switch {
+		case u.AgentMessageChunk != nil:
+			text++
+		case u.AgentThoughtChunk != nil:
+			thought++
+		case u.Plan != nil:
+			plans++
+		case u.ToolCall != nil:
+			kinds[u.ToolCall.Kind]++
+		case u.ToolCallUpdate != nil:
+			if u.ToolCallUpdate.Status != nil && *u.ToolCallUpdate.Status == sdk.ToolCallStatusCompleted {
+				completed[u.ToolCallUpdate.ToolCallId] = true
+			}
+		}
+	}
+	if text == 0 || plans == 0 {
+		t.Errorf("agent text chunks = %d, plans = %d; want both", text, plans)
+	}
+	if kinds[sdk.ToolKindExecute] == 0 || kinds[sdk.ToolKindEdit] == 0 {
+		t.Errorf("tool call kinds = %v; want execute and edit", kinds)
+	}
+	if len(completed) < 2 {
+		t.Errorf("%d tool calls completed, want at least 2", len(completed))
+	}
+	if len(cl.asked) == 0 {
+		t.Fatal("no permission was asked")
+	}
+	for _, a := range cl.asked {
+		if a.ToolCall.Title == nil || *a.ToolCall.Title == "" || len(a.Options) != 4 {
+			t.Errorf("permission request lacks a title or the four options: %+v", a)
+		}
+	}
+	if b.check.Checked() == 0 {
+		t.Error("no frame was schema-checked")
+	}
+}

@@ -1,0 +1,7 @@
+//go:build windows
+
+package main
+
+import "os"
+
+func stdin() *os.File { return os.Stdin }
