@@ -47,6 +47,7 @@ func newApp() *cli.App {
 		Before: g.setup,
 		After:  g.teardown,
 		Commands: []*cli.Command{
+			claudeCommand(g),
 			replayCommand(g),
 		},
 		HideHelpCommand: true,

@@ -17,8 +17,10 @@ import (
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
-// binPath is the acpbridge binary built once for the end-to-end tests.
-var binPath string
+// binPath is the acpbridge binary built once for the end-to-end tests;
+// fakeAgentPath is cmd/fakeagent, a stand-in for a wrapped CLI that plays a
+// recorded session as a real child process.
+var binPath, fakeAgentPath string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "acpbridge-e2e")
@@ -27,16 +29,20 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "acpbridge")
-	args := []string{"build", "-o", binPath}
+	var flags []string
 	if raceEnabled {
-		args = append(args, "-race")
+		flags = append(flags, "-race")
 	}
-	build := exec.Command("go", append(args, ".")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building acpbridge:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	fakeAgentPath = filepath.Join(dir, "fakeagent")
+	for _, b := range []struct{ out, pkg string }{{binPath, "."}, {fakeAgentPath, "../fakeagent"}} {
+		args := append(append([]string{"build", "-o", b.out}, flags...), b.pkg)
+		build := exec.Command("go", args...)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n", b.pkg, err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/acpbridge/acpbridge/adapters/claude"
+)
+
+// stopGrace is each step of stopping a child at shutdown (close stdin, then
+// SIGTERM, then SIGKILL of its group): short enough that the bridge is gone
+// within 2 s of stdin EOF or SIGTERM.
+const stopGrace = 500 * time.Millisecond
+
+func claudeCommand(g *globals) *cli.Command {
+	var o claude.Options
+	return &cli.Command{
+		Name:      "claude",
+		Usage:     "serve Claude Code (its stream-JSON control protocol) to the editor",
+		ArgsUsage: "[-- EXTRA CLAUDE ARGS]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "claude-path", Value: "claude", EnvVars: []string{"ACPBRIDGE_CLAUDE_PATH"},
+				Usage: "the Claude Code executable", Destination: &o.Path},
+			&cli.StringFlag{Name: "permission-mode", EnvVars: []string{"ACPBRIDGE_CLAUDE_PERMISSION_MODE"},
+				Usage: "initial mode: default, acceptEdits, plan, dontAsk, bypassPermissions or auto", Destination: &o.PermissionMode},
+			&cli.StringFlag{Name: "model", EnvVars: []string{"ACPBRIDGE_CLAUDE_MODEL"},
+				Usage: "initial model (the CLI's default when empty)", Destination: &o.Model},
+		},
+		Action: func(c *cli.Context) error {
+			switch o.PermissionMode {
+			case "", "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto":
+			default:
+				return cli.Exit(fmt.Sprintf("--permission-mode %q is not one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto", o.PermissionMode), 2)
+			}
+			o.ExtraArgs = c.Args().Slice()
+			o.Logger = g.logger
+			o.Trace = g.traceAgent()
+			o.StopGrace = stopGrace
+			return g.serveStdio(c, claude.New(o))
+		},
+	}
+}

@@ -1,0 +1,144 @@
+//go:build linux
+
+package main_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestShutdownLeavesNoChild runs `acpbridge claude` against a stand-in CLI
+// (a shell script that starts a grandchild, then execs the fake agent playing
+// a recorded session) and checks that on stdin EOF, and on SIGTERM in the
+// middle of a turn, the bridge exits within 2 s and no process it started
+// survives: neither the CLI nor the grandchild the CLI left behind.
+func TestShutdownLeavesNoChild(t *testing.T) {
+	tests := []struct {
+		name string
+		stop func(t *testing.T, cmd *exec.Cmd, stdin io.Closer)
+	}{
+		{"stdin EOF during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) { stdin.Close() }},
+		{"SIGTERM during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) {
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			pidFile := filepath.Join(dir, "pids")
+			script := filepath.Join(dir, "claude")
+			body := fmt.Sprintf("#!/bin/sh\nsleep 300 &\necho $! >> %q\necho $$ >> %q\nexec %q \"$@\"\n", pidFile, pidFile, fakeAgentPath)
+			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(binPath, "claude", "--claude-path", script)
+			cmd.Env = append(os.Environ(), "ACPBRIDGE_FAKEAGENT="+fixture("claude/bash_allow.txtar"))
+			cmd.Stderr = io.Discard
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			r := bufio.NewReader(stdout)
+			send := func(s string) { io.WriteString(stdin, s+"\n") }
+			// until reads frames until one satisfies ok.
+			until := func(ok func(map[string]any) bool) {
+				for {
+					line, err := r.ReadBytes('\n')
+					if err != nil {
+						t.Fatalf("bridge output ended: %v", err)
+					}
+					var m map[string]any
+					json.Unmarshal(line, &m)
+					if ok(m) {
+						return
+					}
+				}
+			}
+			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+			until(func(m map[string]any) bool { return m["id"] == float64(1) })
+			send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + dir + `","mcpServers":[]}}`)
+			var sid string
+			until(func(m map[string]any) bool {
+				if res, ok := m["result"].(map[string]any); ok && m["id"] == float64(2) {
+					sid, _ = res["sessionId"].(string)
+					return true
+				}
+				return false
+			})
+			// A turn that stops at a permission request nobody answers: the
+			// CLI is running and waiting when the bridge is told to stop.
+			send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"run it"}]}}`)
+			until(func(m map[string]any) bool { return m["method"] == "session/request_permission" })
+			pids := readPids(t, pidFile)
+			for _, pid := range pids {
+				if !alive(pid) {
+					t.Fatalf("process %d is not running before the stop: the test would prove nothing", pid)
+				}
+			}
+
+			start := time.Now()
+			tt.stop(t, cmd, stdin)
+			go io.Copy(io.Discard, r)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(2 * time.Second):
+				t.Fatalf("bridge still running 2s after the stop")
+			}
+			t.Logf("bridge exited %v after the stop", time.Since(start).Round(time.Millisecond))
+			for _, pid := range pids {
+				if alive(pid) {
+					t.Errorf("process %d (started for the session) survived the bridge", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+func readPids(t *testing.T, path string) []int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, pid)
+	}
+	if len(pids) != 2 {
+		t.Fatalf("expected the CLI's and its grandchild's pids, got %v", pids)
+	}
+	return pids
+}
+
+// alive reports whether pid is a live process: a zombie waiting for a
+// reaper (this sandbox's init reaps no orphans) counts as dead.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
