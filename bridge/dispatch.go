@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
@@ -49,11 +50,14 @@ func (c *connection) handle(ctx context.Context, req *jsonrpc.Request) (any, err
 		return nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
 			"Invalid request: initialize must be called before "+req.Method, nil)
 	}
+	start := time.Now()
 	res, err := m(c, ctx, req.Params)
 	if err != nil {
-		log.Debug().Err(err).Msg("request failed")
-		return nil, wireError(ctx, err)
+		err = wireError(ctx, err)
+		log.Debug().Err(err).Dur("took", time.Since(start)).Msg("request failed")
+		return nil, err
 	}
+	log.Debug().Dur("took", time.Since(start)).Msg("request answered")
 	return res, nil
 }
 

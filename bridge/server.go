@@ -80,12 +80,15 @@ func (s *Server) serve(ctx context.Context, st jsonrpc.Stream) error {
 		OnInternalError: func(err error) { c.log.Warn().Err(err).Msg("json-rpc") },
 	})
 	close(c.ready)
+	info := s.adapterInfo()
+	c.log.Info().Str("adapter", info.Name).Str("version", s.opts.Version).Msg("serving ACP")
 	select {
 	case <-c.conn.Done():
 	case <-ctx.Done():
 	}
-	c.shutdown()
+	n := c.shutdown()
 	err := c.conn.Close()
+	c.log.Info().Int("sessions_closed", n).AnErr("cause", err).Msg("editor connection ended")
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -139,7 +142,7 @@ func (c *connection) preempt(_ context.Context, req *jsonrpc.Request) bool {
 // waits for all of them: returning earlier could let the process exit before
 // a child's group was killed. Adapters bound their Close (graceful stop, then
 // SIGTERM, then SIGKILL), so this cannot hang.
-func (c *connection) shutdown() {
+func (c *connection) shutdown() int {
 	c.mu.Lock()
 	c.closing = true
 	all := make([]*session, 0, len(c.sessions))
@@ -157,6 +160,7 @@ func (c *connection) shutdown() {
 		}()
 	}
 	wg.Wait()
+	return len(all)
 }
 
 func (c *connection) session(id acp.SessionID) *session {

@@ -68,6 +68,7 @@ func (c *connection) register(impl Session, cl *sessionClient) (*session, error)
 		return nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
 			"Invalid request: session "+string(s.id)+" is already open on this connection", nil)
 	}
+	c.log.Info().Str("session", string(s.id)).Msg("session opened")
 	return s, nil
 }
 
@@ -204,5 +205,6 @@ func (c *connection) closeSession(_ context.Context, params json.RawMessage) (an
 	delete(c.sessions, req.SessionID)
 	c.mu.Unlock()
 	s.close()
+	c.log.Info().Str("session", string(s.id)).Msg("session closed")
 	return acp.CloseSessionResponse{}, nil
 }

@@ -2,6 +2,8 @@ package main_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -76,6 +78,7 @@ func TestSDKClientDrivesReplay(t *testing.T) {
 	b := startBridge(t, "replay", fixture("claude/demo.txtar"))
 	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
 	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
+	conn.SetLogger(quietLogger())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -144,3 +147,6 @@ func TestSDKClientDrivesReplay(t *testing.T) {
 		t.Error("no frame was schema-checked")
 	}
 }
+
+// quietLogger keeps the SDK's own logging out of the test output.
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
