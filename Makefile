@@ -9,6 +9,7 @@ CACHE     := .cache
 ACP_SDK   := @agentclientprotocol/sdk@2.4.0
 SCHEMA    := $(CACHE)/acp-schema/v1/schema.json
 DEMO      ?= fixtures/claude/demo.txtar
+PACE      ?= 15ms
 
 .PHONY: all build demo test schema bench lint golden fuzz clean
 
@@ -21,7 +22,7 @@ build:
 # recorded Claude Code session, driven by a small scripted ACP client that
 # prints the conversation.
 demo: build
-	$(GO) run ./cmd/acpdemo -- ./$(BIN) replay $(DEMO)
+	$(GO) run ./cmd/acpdemo -fixture $(DEMO) -- ./$(BIN) --log-level warn replay --pace $(PACE) $(DEMO)
 
 # Everything CI needs: the official ACP schema for conformance checks, then
 # the whole suite under the race detector.

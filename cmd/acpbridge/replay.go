@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -10,10 +11,15 @@ import (
 )
 
 func replayCommand(g *globals) *cli.Command {
+	var pace time.Duration
 	return &cli.Command{
 		Name:      "replay",
 		Usage:     "serve a recorded native session as if the wrapped CLI were running (no CLI or credentials needed)",
 		ArgsUsage: "FIXTURE",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "pace", EnvVars: []string{"ACPBRIDGE_REPLAY_PACE"},
+				Usage: "delay before each recorded output line, to watch a replay at a human speed (e.g. 30ms)", Destination: &pace},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cli.Exit("replay takes exactly one FIXTURE file (for example fixtures/claude/demo.txtar)", 2)
@@ -22,7 +28,7 @@ func replayCommand(g *globals) *cli.Command {
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("loading fixture: %v", err), 2)
 			}
-			a, err := replay.New(fx, replay.Options{Logger: g.logger, Trace: g.traceAgent()})
+			a, err := replay.New(fx, replay.Options{Logger: g.logger, Trace: g.traceAgent(), Pace: pace})
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("replaying %s: %v", fx.Path, err), 2)
 			}
