@@ -105,21 +105,7 @@ func TextBlock(s string) ContentBlock {
 
 // MarshalJSON implements json.Marshaler.
 func (c ContentBlock) MarshalJSON() ([]byte, error) {
-	if n := countSet(c.Text != nil, c.Image != nil, c.Audio != nil, c.ResourceLink != nil, c.Resource != nil); n != 1 {
-		return nil, variantCountError("ContentBlock", n)
-	}
-	switch {
-	case c.Text != nil:
-		return marshalTagged("type", "text", c.Text)
-	case c.Image != nil:
-		return marshalTagged("type", "image", c.Image)
-	case c.Audio != nil:
-		return marshalTagged("type", "audio", c.Audio)
-	case c.ResourceLink != nil:
-		return marshalTagged("type", "resource_link", c.ResourceLink)
-	default:
-		return marshalTagged("type", "resource", c.Resource)
-	}
+	return c.appendJSON(nil)
 }
 
 // UnmarshalJSON implements json.Unmarshaler.

@@ -10,6 +10,11 @@
 // an unknown discriminator is a decoding error, never a silent wrong variant.
 // Arrays the schema requires marshal as [] even when nil.
 //
+// The shapes a turn streams by the thousand (message chunks, tool_call,
+// tool_call_update) are encoded by hand-written appenders that write exactly
+// the bytes encoding/json would; SessionNotification.AppendJSON lets the
+// connection encode a session/update without reflection.
+//
 // The package is data only. It imports only the standard library, does not
 // log, and knows nothing about framing or transports (those belong to
 // bridge/internal/jsonrpc, which in turn does not import this package).

@@ -105,12 +105,6 @@ type TerminalRef struct {
 	Meta       map[string]any `json:"_meta,omitempty"`
 }
 
-// toolContent is the wire shape of the "content" variant.
-type toolContent struct {
-	Content ContentBlock   `json:"content"`
-	Meta    map[string]any `json:"_meta,omitempty"`
-}
-
 // ToolContentText returns tool call content holding one text block.
 func ToolContentText(s string) ToolCallContent {
 	b := TextBlock(s)
@@ -125,17 +119,7 @@ func ToolContentDiff(path string, oldText *string, newText string) ToolCallConte
 
 // MarshalJSON implements json.Marshaler.
 func (c ToolCallContent) MarshalJSON() ([]byte, error) {
-	if n := countSet(c.Content != nil, c.Diff != nil, c.Terminal != nil); n != 1 {
-		return nil, variantCountError("ToolCallContent", n)
-	}
-	switch {
-	case c.Content != nil:
-		return marshalTagged("type", "content", toolContent{Content: *c.Content, Meta: c.ContentMeta})
-	case c.Diff != nil:
-		return marshalTagged("type", "diff", c.Diff)
-	default:
-		return marshalTagged("type", "terminal", c.Terminal)
-	}
+	return c.appendJSON(nil)
 }
 
 // UnmarshalJSON implements json.Unmarshaler.

@@ -10,39 +10,12 @@ import (
 // key:value as its first member. It is how union variants get their
 // discriminator without carrying it as a Go field.
 func marshalTagged(key, value string, v any) ([]byte, error) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return withMember(key, value, body)
+	return appendTagged(nil, key, value, v)
 }
 
-// withMember inserts "key":value as the first member of the JSON object obj.
-func withMember(key string, value any, obj []byte) ([]byte, error) {
-	obj = bytes.TrimSpace(obj)
-	if len(obj) < 2 || obj[0] != '{' {
-		return nil, fmt.Errorf("acp: union variant encoded as %.20q, want an object", obj)
-	}
-	k, err := json.Marshal(key)
-	if err != nil {
-		return nil, err
-	}
-	val, err := json.Marshal(value)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	b.Grow(len(obj) + len(k) + len(val) + 2)
-	b.WriteByte('{')
-	b.Write(k)
-	b.WriteByte(':')
-	b.Write(val)
-	rest := bytes.TrimSpace(obj[1:])
-	if len(rest) > 0 && rest[0] != '}' {
-		b.WriteByte(',')
-	}
-	b.Write(rest)
-	return b.Bytes(), nil
+// errNotObject reports a union variant that did not encode as an object.
+func errNotObject(body []byte) error {
+	return fmt.Errorf("acp: union variant encoded as %.20q, want an object", body)
 }
 
 // mergeObjects concatenates the members of JSON objects a and b. Members are

@@ -236,58 +236,44 @@ func (u ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// updateVariant pairs a discriminator with the variant value, if set.
-type updateVariant struct {
-	tag string
-	val any
-	set bool
-}
-
-func (u *SessionUpdate) variants() []updateVariant {
-	return []updateVariant{
-		{"user_message_chunk", u.UserMessageChunk, u.UserMessageChunk != nil},
-		{"agent_message_chunk", u.AgentMessageChunk, u.AgentMessageChunk != nil},
-		{"agent_thought_chunk", u.AgentThoughtChunk, u.AgentThoughtChunk != nil},
-		{"tool_call", u.ToolCall, u.ToolCall != nil},
-		{"tool_call_update", u.ToolCallUpdate, u.ToolCallUpdate != nil},
-		{"plan", u.Plan, u.Plan != nil},
-		{"available_commands_update", u.AvailableCommandsUpdate, u.AvailableCommandsUpdate != nil},
-		{"current_mode_update", u.CurrentModeUpdate, u.CurrentModeUpdate != nil},
-		{"config_option_update", u.ConfigOptionUpdate, u.ConfigOptionUpdate != nil},
-		{"session_info_update", u.SessionInfoUpdate, u.SessionInfoUpdate != nil},
-		{"usage_update", u.UsageUpdate, u.UsageUpdate != nil},
-		{"notice", u.Notice, u.Notice != nil},
-		{"compaction_update", u.CompactionUpdate, u.CompactionUpdate != nil},
-		{"compaction_summary_chunk", u.CompactionSummaryChunk, u.CompactionSummaryChunk != nil},
+// variant returns the discriminator and value of the first variant that is
+// set, and how many are set. It allocates nothing: it runs for every update.
+func (u *SessionUpdate) variant() (tag string, val any, n int) {
+	pick := func(t string, set bool, v any) {
+		if set {
+			if n == 0 {
+				tag, val = t, v
+			}
+			n++
+		}
 	}
+	pick("user_message_chunk", u.UserMessageChunk != nil, u.UserMessageChunk)
+	pick("agent_message_chunk", u.AgentMessageChunk != nil, u.AgentMessageChunk)
+	pick("agent_thought_chunk", u.AgentThoughtChunk != nil, u.AgentThoughtChunk)
+	pick("tool_call", u.ToolCall != nil, u.ToolCall)
+	pick("tool_call_update", u.ToolCallUpdate != nil, u.ToolCallUpdate)
+	pick("plan", u.Plan != nil, u.Plan)
+	pick("available_commands_update", u.AvailableCommandsUpdate != nil, u.AvailableCommandsUpdate)
+	pick("current_mode_update", u.CurrentModeUpdate != nil, u.CurrentModeUpdate)
+	pick("config_option_update", u.ConfigOptionUpdate != nil, u.ConfigOptionUpdate)
+	pick("session_info_update", u.SessionInfoUpdate != nil, u.SessionInfoUpdate)
+	pick("usage_update", u.UsageUpdate != nil, u.UsageUpdate)
+	pick("notice", u.Notice != nil, u.Notice)
+	pick("compaction_update", u.CompactionUpdate != nil, u.CompactionUpdate)
+	pick("compaction_summary_chunk", u.CompactionSummaryChunk != nil, u.CompactionSummaryChunk)
+	return tag, val, n
 }
 
 // Kind returns the wire discriminator of the variant that is set, or "" when
 // none is.
 func (u SessionUpdate) Kind() string {
-	for _, v := range u.variants() {
-		if v.set {
-			return v.tag
-		}
-	}
-	return ""
+	tag, _, _ := u.variant()
+	return tag
 }
 
 // MarshalJSON implements json.Marshaler.
 func (u SessionUpdate) MarshalJSON() ([]byte, error) {
-	var found *updateVariant
-	n := 0
-	vs := u.variants()
-	for i := range vs {
-		if vs[i].set {
-			n++
-			found = &vs[i]
-		}
-	}
-	if n != 1 {
-		return nil, variantCountError("SessionUpdate", n)
-	}
-	return marshalTagged("sessionUpdate", found.tag, found.val)
+	return u.appendJSON(nil)
 }
 
 // UnmarshalJSON implements json.Unmarshaler.

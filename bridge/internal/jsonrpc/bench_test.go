@@ -20,51 +20,93 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
+// fixedParams encodes itself as a fixed JSON object, the way
+// acp.SessionNotification does (without reflection), so that the benchmark
+// measures the connection rather than encoding/json. Like any jsonAppender,
+// AppendJSON writes what json.Marshal writes.
+type fixedParams []byte
+
+func (p fixedParams) AppendJSON(dst []byte) ([]byte, error) { return append(dst, p...), nil }
+func (p fixedParams) MarshalJSON() ([]byte, error)          { return p, nil }
+
+// chunkParams is a session/update with one agent_message_chunk of text.
+var chunkParams = fixedParams(`{"sessionId":"sess_0123456789","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Hello, this is a streamed chunk of an agent message."}}}`)
+
 // BenchmarkWriteNotifications writes session/update-sized notifications
-// from many goroutines at once (a turn streaming tokens while tool calls
-// report progress) into a real pipe, flushing after every message versus
-// only when no other write waits. writes/msg is the number of system calls
-// per message.
+// into a real pipe drained by another goroutine:
+//
+//   - direct: one stdio.Write per message from one goroutine, what a turn
+//     paid before writes were pipelined (one write(2) per update, on the
+//     turn's goroutine);
+//   - serial: Conn.Notify from one goroutine (a turn streaming tokens);
+//   - parallel: Conn.Notify from several goroutines at once (tool calls
+//     reporting progress beside the stream).
+//
+// writes/msg is the number of system calls per message; ns/op is what the
+// sender pays per message.
 func BenchmarkWriteNotifications(b *testing.B) {
-	msg, err := EncodeMessage(&Request{Method: "session/update", Params: []byte(
-		`{"sessionId":"sess_0123456789","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Hello, this is a streamed chunk of an agent message."}}}`)})
+	msg, err := appendNotification(nil, "session/update", chunkParams)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, mode := range []struct {
-		name   string
-		direct bool
-	}{{"flush-each", true}, {"coalesced", false}} {
-		b.Run(mode.name, func(b *testing.B) {
-			r, w, err := os.Pipe()
-			if err != nil {
-				b.Fatal(err)
+	run := func(b *testing.B, parallelism int, send func(cw *countingWriter) (func() error, func())) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		drained := make(chan struct{})
+		go func() {
+			defer close(drained)
+			_, _ = io.Copy(io.Discard, r)
+		}()
+		cw := &countingWriter{w: w}
+		one, done := send(cw)
+		b.SetBytes(int64(len(msg) + 1))
+		b.ResetTimer()
+		if parallelism == 0 {
+			for range b.N {
+				if err := one(); err != nil {
+					b.Fatal(err)
+				}
 			}
-			drained := make(chan struct{})
-			go func() {
-				defer close(drained)
-				_, _ = io.Copy(io.Discard, r)
-			}()
-			cw := &countingWriter{w: w}
-			s := newStdio(eofReader{}, cw, StdioOptions{}, framingNDJSON)
-			s.direct = mode.direct
-			b.SetParallelism(4)
-			b.SetBytes(int64(len(msg) + 1))
-			b.ResetTimer()
+		} else {
+			b.SetParallelism(parallelism)
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if err := s.Write(context.Background(), msg); err != nil {
+					if err := one(); err != nil {
 						b.Error(err)
 						return
 					}
 				}
 			})
-			b.StopTimer()
-			b.ReportMetric(float64(cw.calls.Load())/float64(b.N), "writes/msg")
-			_ = w.Close()
-			<-drained
-			_ = r.Close()
-		})
+		}
+		done() // the queue is flushed before the timer stops
+		b.StopTimer()
+		b.ReportMetric(float64(cw.calls.Load())/float64(b.N), "writes/msg")
+		_ = w.Close()
+		<-drained
+		_ = r.Close()
+	}
+	direct := func(cw *countingWriter) (func() error, func()) {
+		s := newStdio(eofReader{}, cw, StdioOptions{}, framingNDJSON)
+		return func() error { return s.Write(context.Background(), msg) }, func() {}
+	}
+	viaConn := func(cw *countingWriter) (func() error, func()) {
+		s := newStdio(eofReader{}, cw, StdioOptions{}, framingNDJSON)
+		c := NewConn(context.Background(), s, Options{})
+		return func() error { return c.Notify(context.Background(), "session/update", chunkParams) },
+			func() { _ = c.Close() }
+	}
+	for _, mode := range []struct {
+		name        string
+		parallelism int // goroutines per GOMAXPROCS; 0 is one goroutine
+		send        func(*countingWriter) (func() error, func())
+	}{
+		{"direct", 0, direct},
+		{"serial", 0, viaConn},
+		{"parallel", 4, viaConn},
+	} {
+		b.Run(mode.name, func(b *testing.B) { run(b, mode.parallelism, mode.send) })
 	}
 }
 

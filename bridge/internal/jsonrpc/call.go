@@ -65,18 +65,45 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	return nil
 }
 
-// Notify sends a notification. It returns once the message is written (or
-// buffered behind a write in progress), so notifications and answers sent
-// from one goroutine go out in the order they were sent.
+// Notify sends a notification. It returns once the message is queued for
+// writing, so notifications and answers sent from one goroutine go out in
+// the order they were sent; it waits only while the queue is full (the
+// peer reads slowly), and returns ctx's cause if ctx ends meanwhile. A
+// write that fails later breaks the Conn, and later sends return that
+// error. params is encoded by its AppendJSON method when it has one that
+// writes what json.Marshal would (acp.SessionNotification), otherwise by
+// encoding/json.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	raw, err := marshalParams(params)
+	buf := c.scratch.Get().(*[]byte)
+	defer c.putScratch(buf)
+	data, err := appendNotification((*buf)[:0], method, params)
+	*buf = data
+	if err == nil {
+		err = c.out.push(ctx, data)
+	}
 	if err != nil {
 		return fmt.Errorf("notifying %q: %w", method, err)
 	}
-	if err := c.write(ctx, &Request{Method: method, Params: raw}); err != nil {
-		return fmt.Errorf("notifying %q: %w", method, err)
-	}
 	return nil
+}
+
+// appendNotification encodes a notification as EncodeMessage would encode
+// &Request{Method: method, Params: marshalParams(params)}, without the
+// intermediate copies.
+func appendNotification(dst []byte, method string, params any) ([]byte, error) {
+	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
+	dst = appendString(dst, method)
+	noParams := len(dst)
+	dst = append(dst, `,"params":`...)
+	start := len(dst)
+	dst, err := appendValue(dst, params)
+	if err != nil {
+		return dst[:0], err
+	}
+	if p := dst[start:]; len(p) == 0 || string(p) == "null" {
+		dst = dst[:noParams]
+	}
+	return append(dst, '}'), nil
 }
 
 func (c *Conn) disconnected(method string) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // MethodCancelRequest is the notification either side sends to cancel one of
@@ -66,6 +67,13 @@ var errClosed = errors.New("connection closed")
 // waits for a handler, which matters because handlers make outgoing Calls
 // whose answers the read loop must deliver.
 //
+// Writes are pipelined: Notify, Call and handler answers encode their
+// message and queue it, and one writer goroutine writes what is queued, in
+// batches, so a sender's encoding and the write system calls run in
+// parallel. The queue is FIFO (an answer never overtakes a notification
+// queued before it) and bounded (senders wait while the peer reads slowly);
+// a lone message is written as soon as the writer wakes, with no timer.
+//
 // All methods are safe for concurrent use. The owner must call Close, and
 // not from a handler: Close waits for handlers to return.
 type Conn struct {
@@ -83,9 +91,10 @@ type Conn struct {
 	inflight  map[ID]context.CancelCauseFunc // incoming calls being handled; guarded by mu
 	ended     bool                           // the read loop has ended; guarded by mu
 	err       error                          // why it ended; guarded by mu
-	broken    error                          // first write failure; guarded by mu
 
-	queue notificationQueue
+	queue   notificationQueue
+	out     outbox    // messages waiting for the writer goroutine
+	scratch sync.Pool // *[]byte encoding buffers
 
 	handlers  sync.WaitGroup // call goroutines and the notification worker
 	bg        sync.WaitGroup // "$/cancel_request" senders; Add only while !ended
@@ -108,10 +117,13 @@ func NewConn(ctx context.Context, s Stream, opts Options) *Conn {
 		abandoned: make(map[ID]struct{}),
 		inflight:  make(map[ID]context.CancelCauseFunc),
 		queue:     newNotificationQueue(),
+		out:       newOutbox(),
 	}
+	c.scratch.New = func() any { return new([]byte) }
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	c.handlers.Add(1)
 	go c.notificationWorker()
+	go c.writeLoop()
 	go c.readLoop()
 	return c
 }
@@ -129,22 +141,36 @@ func (c *Conn) Err() error {
 	return c.err
 }
 
-// Wait waits until the read loop has ended and every in-flight handler has
-// returned and had its answer written, then returns Err. An end of input
+// Wait waits until the read loop has ended, every in-flight handler has
+// returned and had its answer queued, and everything queued so far has been
+// written (or dropped by a failed write), then returns Err. An end of input
 // cancels nothing: handlers finish their work unless the owner closes.
 func (c *Conn) Wait() error {
 	<-c.done
 	c.handlers.Wait()
 	c.bg.Wait()
+	c.out.flushed(nil)
 	return c.Err()
 }
 
-// Close cancels every handler's context, closes the stream and waits as
-// Wait does. It is idempotent and returns the stream's Close error.
+// Close cancels every handler's context, writes what is already queued
+// (waiting at most closeFlushTimeout for a peer that does not read), closes
+// the stream, waits for the writer goroutine to return and then waits as
+// Wait does. Messages sent after Close has begun are refused. It is
+// idempotent and returns the stream's Close error.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.cancel(errClosed)
+		c.out.close(errClosed)
+		timeout := time.NewTimer(closeFlushTimeout)
+		select {
+		case <-c.out.done:
+		case <-timeout.C:
+			c.out.abort(errClosed)
+		}
+		timeout.Stop()
 		c.closeErr = c.stream.Close()
+		<-c.out.done // closing the stream ends a write in progress
 	})
 	_ = c.Wait()
 	return c.closeErr

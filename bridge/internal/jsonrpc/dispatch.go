@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime/debug"
 )
 
@@ -178,42 +179,67 @@ func (c *Conn) send(r *Response) {
 	}
 }
 
-// write encodes and writes one message. A failure not caused by a context
-// breaks the Conn: its context is cancelled with the failure as the cause,
-// which cancels every in-flight request and ends the read loop.
+// write encodes one message and queues it for the writer goroutine. It
+// returns once the message is queued: the error is ctx's cause if ctx ends
+// first, or, once the Conn has broken or closed, why.
 func (c *Conn) write(ctx context.Context, m Message) error {
-	data, err := EncodeMessage(m)
+	buf := c.scratch.Get().(*[]byte)
+	defer c.putScratch(buf)
+	// Params and results come from marshalValue: already compact.
+	data, err := appendMessage((*buf)[:0], m, true)
+	*buf = data
 	if err != nil {
 		return err
 	}
-	c.mu.Lock()
-	broken := c.broken
-	c.mu.Unlock()
-	if broken != nil {
-		return broken
+	return c.out.push(ctx, data)
+}
+
+// putScratch returns an encoding buffer to the pool, unless one large
+// message grew it.
+func (c *Conn) putScratch(buf *[]byte) {
+	if cap(*buf) <= maxScratch {
+		c.scratch.Put(buf)
 	}
-	err = c.stream.Write(ctx, data)
-	if err == nil || ctx.Err() != nil || c.ctx.Err() != nil {
-		return err
+}
+
+// maxScratch bounds the capacity of encoding buffers kept for reuse.
+const maxScratch = 64 << 10
+
+// jsonAppender is implemented by values that encode themselves without
+// reflection (acp.SessionNotification). AppendJSON must append to dst
+// exactly what json.Marshal would write for the value, which is compact JSON,
+// so its output is used as is.
+type jsonAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
+
+// appendValue appends the encoding of v (nothing for nil).
+func appendValue(dst []byte, v any) ([]byte, error) {
+	switch a := v.(type) {
+	case nil:
+		return dst, nil
+	case jsonAppender:
+		if isNilPointer(v) {
+			return append(dst, "null"...), nil // as encoding/json writes it
+		}
+		return a.AppendJSON(dst)
 	}
-	c.mu.Lock()
-	first := c.broken == nil
-	if first {
-		c.broken = fmt.Errorf("connection broken: %w", err)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
 	}
-	broken = c.broken
-	c.mu.Unlock()
-	if first {
-		c.report(broken)
-		c.cancel(broken)
-	}
-	return broken
+	return append(dst, b...), nil
+}
+
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // marshalValue marshals v, with nil as absent.
 func marshalValue(v any) (json.RawMessage, error) {
-	if v == nil {
-		return nil, nil
+	if _, ok := v.(jsonAppender); ok || v == nil {
+		return appendValue(nil, v)
 	}
 	return json.Marshal(v)
 }

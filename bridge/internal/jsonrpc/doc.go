@@ -10,7 +10,9 @@
 //     bytes the client sends and answers in kind;
 //   - dispatch: a [Conn] runs one read loop over a Stream, answers requests
 //     through a [Handler], correlates the responses to its own outgoing calls,
-//     and implements "$/cancel_request" in both directions.
+//     and implements "$/cancel_request" in both directions. Its writes are
+//     pipelined: senders queue encoded messages in a bounded FIFO and one
+//     writer goroutine writes them in batches.
 //
 // Other transports (HTTP) implement Stream and reuse Conn above the framing.
 //

@@ -66,76 +66,111 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // since raw JSON passed through from elsewhere may span lines; an invalid raw
 // value is an error.
 func EncodeMessage(m Message) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"jsonrpc":"2.0"`)
+	return appendMessage(nil, m, false)
+}
+
+// appendMessage appends the encoding of m to dst. Error data is always
+// compacted; params and results only unless trusted is set, which callers
+// may set when those came from encoding/json (or a jsonAppender), whose
+// output is compact already: compacting it again would only cost time.
+func appendMessage(dst []byte, m Message, trusted bool) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, `{"jsonrpc":"2.0"`...)
 	var err error
 	switch m := m.(type) {
 	case *Request:
-		err = encodeRequest(&b, m)
+		dst, err = appendRequest(dst, m, trusted)
 	case *Response:
-		err = encodeResponse(&b, m)
+		dst, err = appendResponse(dst, m, trusted)
 	default:
 		err = fmt.Errorf("unknown message type %T", m)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("encoding message: %w", err)
+		return dst[:start], fmt.Errorf("encoding message: %w", err)
 	}
-	b.WriteByte('}')
+	return append(dst, '}'), nil
+}
+
+func appendRequest(dst []byte, r *Request, trusted bool) ([]byte, error) {
+	if r.ID.IsValid() {
+		dst = append(dst, `,"id":`...)
+		dst = appendID(dst, r.ID)
+	}
+	dst = append(dst, `,"method":`...)
+	dst = appendString(dst, r.Method)
+	if len(r.Params) > 0 {
+		dst = append(dst, `,"params":`...)
+		var err error
+		if dst, err = appendRaw(dst, r.Params, trusted); err != nil {
+			return dst, fmt.Errorf("params: %w", err)
+		}
+	}
+	return dst, nil
+}
+
+func appendResponse(dst []byte, r *Response, trusted bool) ([]byte, error) {
+	dst = append(dst, `,"id":`...)
+	dst = appendID(dst, r.ID)
+	if e := r.Error; e != nil {
+		dst = append(dst, `,"error":{"code":`...)
+		dst = strconv.AppendInt(dst, e.Code, 10)
+		dst = append(dst, `,"message":`...)
+		dst = appendString(dst, e.Message)
+		if len(e.Data) > 0 {
+			dst = append(dst, `,"data":`...)
+			var err error
+			if dst, err = appendRaw(dst, e.Data, false); err != nil {
+				return dst, fmt.Errorf("error data: %w", err)
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	dst = append(dst, `,"result":`...)
+	if len(r.Result) == 0 {
+		return append(dst, "null"...), nil
+	}
+	var err error
+	if dst, err = appendRaw(dst, r.Result, trusted); err != nil {
+		return dst, fmt.Errorf("result: %w", err)
+	}
+	return dst, nil
+}
+
+// appendRaw appends raw, compacted unless it is known to be compact.
+func appendRaw(dst []byte, raw json.RawMessage, compact bool) ([]byte, error) {
+	if compact {
+		return append(dst, raw...), nil
+	}
+	b := bytes.NewBuffer(dst)
+	if err := json.Compact(b, raw); err != nil {
+		return dst, err
+	}
 	return b.Bytes(), nil
 }
 
-func encodeRequest(b *bytes.Buffer, r *Request) error {
-	if r.ID.IsValid() {
-		b.WriteString(`,"id":`)
-		writeID(b, r.ID)
+func appendID(dst []byte, id ID) []byte {
+	switch id.kind {
+	case idNumber:
+		return strconv.AppendInt(dst, id.num, 10)
+	case idString:
+		return appendString(dst, id.str)
 	}
-	b.WriteString(`,"method":`)
-	writeString(b, r.Method)
-	if len(r.Params) > 0 {
-		b.WriteString(`,"params":`)
-		if err := json.Compact(b, r.Params); err != nil {
-			return fmt.Errorf("params: %w", err)
+	return append(dst, "null"...)
+}
+
+// appendString appends s as encoding/json encodes it. Method names and ids
+// are plain ASCII in practice, which is copied as is; anything else goes
+// through encoding/json for its escaping rules.
+func appendString(dst []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			raw, _ := json.Marshal(s) // strings always marshal
+			return append(dst, raw...)
 		}
 	}
-	return nil
-}
-
-func encodeResponse(b *bytes.Buffer, r *Response) error {
-	b.WriteString(`,"id":`)
-	writeID(b, r.ID)
-	if e := r.Error; e != nil {
-		b.WriteString(`,"error":{"code":`)
-		b.WriteString(strconv.FormatInt(e.Code, 10))
-		b.WriteString(`,"message":`)
-		writeString(b, e.Message)
-		if len(e.Data) > 0 {
-			b.WriteString(`,"data":`)
-			if err := json.Compact(b, e.Data); err != nil {
-				return fmt.Errorf("error data: %w", err)
-			}
-		}
-		b.WriteByte('}')
-		return nil
-	}
-	b.WriteString(`,"result":`)
-	if len(r.Result) == 0 {
-		b.WriteString("null")
-		return nil
-	}
-	if err := json.Compact(b, r.Result); err != nil {
-		return fmt.Errorf("result: %w", err)
-	}
-	return nil
-}
-
-func writeID(b *bytes.Buffer, id ID) {
-	raw, _ := id.MarshalJSON() // never fails
-	b.Write(raw)
-}
-
-func writeString(b *bytes.Buffer, s string) {
-	raw, _ := json.Marshal(s) // strings always marshal
-	b.Write(raw)
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // DecodeMessage decodes one JSON-RPC 2.0 message. Errors are *DecodeError

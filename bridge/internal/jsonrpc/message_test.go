@@ -71,7 +71,7 @@ func TestEncodeMessage(t *testing.T) {
 		{"null id error", &Response{Error: &Error{Code: -32700, Message: "Parse error"}},
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`},
 		{"html stays valid", &Request{Method: "<&>", Params: json.RawMessage(`{"s":"<b>"}`)},
-			`{"jsonrpc":"2.0","method":"\u003c\u0026\u003e","params":{"s":"\u003cb\u003e"}}`},
+			`{"jsonrpc":"2.0","method":"\u003c\u0026\u003e","params":{"s":"<b>"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +79,9 @@ func TestEncodeMessage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			assertJSON(t, got, tt.want)
+			if string(got) != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
 			back, err := DecodeMessage(got)
 			if err != nil || !reflect.DeepEqual(normalize(back), normalize(tt.msg)) {
 				t.Errorf("round trip: %#v, %v", back, err)
@@ -162,5 +164,51 @@ func TestDecodeMessage(t *testing.T) {
 				t.Errorf("error %v wraps both or neither sentinel", err)
 			}
 		})
+	}
+}
+
+// TestAppendNotification checks Notify's encoder against what it replaced:
+// the params marshalled by encoding/json (nil and null meaning absent), then
+// encoded by EncodeMessage.
+func TestAppendNotification(t *testing.T) {
+	tests := []struct {
+		name   string
+		method string
+		params any
+	}{
+		{"nil", "m", nil},
+		{"null", "m", json.RawMessage("null")},
+		{"nil pointer", "m", (*int)(nil)},
+		{"nil appender", "m", (*fixedParams)(nil)},
+		{"raw with whitespace", "session/update", json.RawMessage("{\n  \"a\": [1, \"<b>\"]\n}")},
+		{"map", "session/update", map[string]any{"z": 1, "a": "x\u2028"}},
+		{"appender", "session/update", chunkParams},
+		{"array", "m", []int{1, 2}},
+		{"escaped method", "<\"m\"\n\u00e9>", map[string]int{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, err := json.Marshal(tt.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(raw) == "null" {
+				raw = nil
+			}
+			want, err := EncodeMessage(&Request{Method: tt.method, Params: raw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := appendNotification([]byte("x"), tt.method, tt.params)
+			if err != nil || string(got) != "x"+string(want) {
+				t.Errorf("appendNotification = %s, %v\nwant x%s", got, err, want)
+			}
+		})
+	}
+	if _, err := appendNotification(nil, "m", json.RawMessage("{")); err == nil {
+		t.Error("invalid raw params encoded")
+	}
+	if _, err := appendNotification(nil, "m", func() {}); err == nil {
+		t.Error("a func encoded")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -16,8 +17,13 @@ import (
 // Concurrency and lifetime: Read is called by one goroutine at a time; Write
 // may be called concurrently, and each call writes one message atomically.
 // Read and Write return early, with the context's cause, when ctx is done
-// before the message is taken or queued. A concurrent Close unblocks Read.
-// Close may be called more than once.
+// before the message is taken or queued. Write must not retain msg after it
+// returns. A concurrent Close unblocks Read, and a Write blocked in a writer
+// that closing interrupts (a pipe, a socket). Close may be called more than
+// once.
+//
+// A Conn calls Write from its one writer goroutine only, in the order the
+// messages were sent.
 type Stream interface {
 	// Read returns the next raw message. It returns io.EOF at the end of the
 	// input, a *TooLargeError for an oversized message, or an error wrapping
@@ -106,12 +112,8 @@ type stdio struct {
 	closing   chan struct{} // closed by Close
 	closeErr  error
 
-	// waiting counts writers that are waiting for or holding wmu; the last
-	// one out flushes bw.
-	waiting atomic.Int32
-	wmu     sync.Mutex
-	bw      *bufio.Writer // guarded by wmu
-	direct  bool          // flush after every message (benchmark baseline)
+	wmu sync.Mutex
+	bw  *bufio.Writer // guarded by wmu; flushed before wmu is released
 }
 
 type readResult struct {
@@ -132,9 +134,10 @@ type readResult struct {
 // io.Closer, which ends it for pipes and sockets. Close does not wait for it,
 // since a read of a terminal or inherited pipe may never return.
 //
-// Writes go through a buffer that is flushed whenever no other Write is
-// waiting, so a burst of messages from concurrent writers leaves in few
-// system calls while a lone message is sent at once.
+// Each Write is flushed before it returns. A Conn hands the stream all the
+// messages queued while it wrote the previous ones and flushes them
+// together, so a burst leaves in few system calls while a lone message is
+// sent at once.
 func NewStdio(r io.Reader, w io.Writer, opts StdioOptions) Stream {
 	return newStdio(r, w, opts, framingUnknown)
 }
@@ -205,40 +208,57 @@ func (s *stdio) Write(ctx context.Context, msg []byte) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
+	return s.writeBatch([][]byte{msg})
+}
+
+// writeBatch writes msgs in order with the stream's framing and flushes
+// once. On error, the messages before the failing one may have been written.
+func (s *stdio) writeBatch(msgs [][]byte) error {
 	select {
 	case <-s.closing:
 		return errStreamClosed
 	default:
 	}
 	cl := framing(s.framing.Load()) == framingContentLength
-	if !cl && bytes.IndexByte(msg, '\n') >= 0 {
-		return errors.New("writing message: newline-delimited message contains a newline")
-	}
-	s.waiting.Add(1)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if s.trace != nil {
-		s.trace(false, msg)
-	}
 	var err error
-	if cl {
-		_, err = fmt.Fprintf(s.bw, "Content-Length: %d\r\n\r\n", len(msg))
-	}
-	if err == nil {
-		_, err = s.bw.Write(msg)
-	}
-	if err == nil && !cl {
-		err = s.bw.WriteByte('\n')
-	}
-	// Flushing only when nobody else waits keeps the buffer empty whenever
-	// no Write is in progress, so nothing is ever left behind.
-	if s.waiting.Add(-1) == 0 || s.direct {
-		if ferr := s.bw.Flush(); err == nil {
-			err = ferr
+	for _, msg := range msgs {
+		if err = s.frame(msg, cl); err != nil {
+			break
 		}
+	}
+	if ferr := s.bw.Flush(); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		return fmt.Errorf("writing message: %w", err)
+	}
+	return nil
+}
+
+// frame writes one message with its framing into the buffer. s.wmu is held.
+func (s *stdio) frame(msg []byte, cl bool) error {
+	if !cl && bytes.IndexByte(msg, '\n') >= 0 {
+		return errors.New("newline-delimited message contains a newline")
+	}
+	if s.trace != nil {
+		s.trace(false, msg)
+	}
+	if cl {
+		h := s.bw.AvailableBuffer()
+		h = append(h, "Content-Length: "...)
+		h = strconv.AppendInt(h, int64(len(msg)), 10)
+		h = append(h, "\r\n\r\n"...)
+		if _, err := s.bw.Write(h); err != nil {
+			return err
+		}
+	}
+	if _, err := s.bw.Write(msg); err != nil {
+		return err
+	}
+	if !cl {
+		return s.bw.WriteByte('\n')
 	}
 	return nil
 }

@@ -1,7 +1,8 @@
 package jsonrpc
 
 // Then wraps a handler's result so that after is called once the answer
-// carrying result has been written (or failed to be). ACP needs this:
+// carrying result has been queued for writing (or failed to be); the queue
+// is FIFO, so whatever after sends goes out behind the answer. ACP needs this:
 // available_commands_update must follow the session/new answer, because
 // clients drop updates for sessions they do not know yet, and a handler
 // cannot write after its own return.
