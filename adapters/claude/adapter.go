@@ -31,7 +31,7 @@ type Options struct {
 	// Logger receives diagnostics; the zero value discards them.
 	Logger zerolog.Logger
 	// Trace, if set, sees every line written to (toAgent) or read from the
-	// CLI.
+	// CLI. The line is valid only during the call: read buffers are reused.
 	Trace func(toAgent bool, line []byte)
 	// Env holds extra "KEY=value" entries for the CLI's environment.
 	Env []string

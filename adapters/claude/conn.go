@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -31,8 +30,11 @@ var errClosed = errors.New("claude closed its output")
 // itself so that a turn blocked on the editor cannot stall them.
 type event struct {
 	typ, subtype string
-	// line is the whole JSON line (a private copy).
+	// line is the whole JSON line. It aliases a read buffer that is reused
+	// once the event is recycled: copy what must outlive handling the event
+	// (gjson.GetBytes and ParseBytes copy).
 	line []byte
+	slab *slab // holds line; nil when line is not from the reader
 	// reqID and abort are set for control requests from the CLI; abort is
 	// done when the CLI withdraws the request (control_cancel_request).
 	reqID string
@@ -50,12 +52,36 @@ type reply struct {
 	code    string // response.error_code
 }
 
+// Bounds of the event queue. While this much is queued the reader stops
+// reading stdout, so a CLI that writes faster than the editor takes updates
+// blocks on its stdout pipe instead of filling the bridge's memory. A single
+// line larger than queueBytes is still queued, alone.
+const (
+	queueEvents = 256
+	queueBytes  = 1 << 20
+)
+
 // conn speaks stream-JSON with one CLI process: it writes NDJSON to its stdin
 // and turns its stdout into events. One reader goroutine per conn owns
-// stdout; whoever runs the current turn consumes the events. The event queue
-// is unbounded so that the reader never blocks on a slow consumer: the CLI's
-// answers to host requests (set_permission_mode from another request, say)
-// must get through while a turn waits on the editor.
+// stdout; whoever runs the current turn consumes the events.
+//
+// The event queue is bounded (queueEvents, queueBytes): the reader waits for
+// room, which is the backpressure that keeps a long turn's memory flat. That
+// wait must never stall what only the reader can deliver, so the reader
+// does not wait while
+//   - a host request awaits the CLI's answer (pending is not empty): control
+//     responses are settled by the reader, off the queue, and may sit behind
+//     any number of events (a set_permission_mode sent while the turn is
+//     blocked on the editor);
+//   - someone holds the conn (hold): the turn waits on the editor for a CLI
+//     request that the CLI may withdraw (control_cancel_request, also
+//     settled by the reader);
+//   - the conn is released (release): nobody will consume more events, and
+//     whoever stops the process waits for the reader to reach EOF. A full
+//     queue then drops events instead.
+//
+// In those states the queue may grow past its bounds, for as long as the
+// state lasts.
 type conn struct {
 	p     proc.Process
 	log   zerolog.Logger
@@ -63,21 +89,28 @@ type conn struct {
 
 	wmu sync.Mutex // serialises writes to stdin
 
-	mu      sync.Mutex
-	nextID  int                           // guarded by mu
-	pending map[string]chan reply         // host requests awaiting an answer; guarded by mu
-	inbound map[string]context.CancelFunc // CLI requests not yet answered; guarded by mu
-	queue   []event                       // guarded by mu
-	states  bool                          // a session_state_changed was seen; guarded by mu
-	ended   bool                          // stdout has ended: no new pending requests; guarded by mu
+	mu       sync.Mutex
+	nextID   int                           // guarded by mu
+	pending  map[string]chan reply         // host requests awaiting an answer; guarded by mu
+	inbound  map[string]context.CancelFunc // CLI requests not yet answered; guarded by mu
+	queue    ring                          // guarded by mu
+	qbytes   int                           // bytes of the lines in queue; guarded by mu
+	holds    int                           // hold calls not yet undone; guarded by mu
+	released bool                          // no more events will be consumed; guarded by mu
+	dropped  int                           // events dropped after release; guarded by mu
+	room     sync.Cond                     // on mu: the reader may no longer have to wait
+	waiting  bool                          // the reader waits in push; guarded by mu
+	states   bool                          // a session_state_changed was seen; guarded by mu
+	ended    bool                          // stdout has ended: no new pending requests; guarded by mu
 
+	slabs  slabs         // the reader's free read buffers
 	notify chan struct{} // 1-buffered: the queue grew
 	done   chan struct{} // closed when the reader has exited
 	err    error         // why the reader exited; written before done closes
 }
 
 func newConn(p proc.Process, log zerolog.Logger, trace func(bool, []byte)) *conn {
-	return &conn{
+	c := &conn{
 		p:       p,
 		log:     log,
 		trace:   trace,
@@ -86,6 +119,8 @@ func newConn(p proc.Process, log zerolog.Logger, trace func(bool, []byte)) *conn
 		notify:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
+	c.room.L = &c.mu
+	return c
 }
 
 // start runs the reader; wg lets the owner wait for it.
@@ -100,12 +135,12 @@ func (c *conn) start(wg *sync.WaitGroup) {
 // read is the reader goroutine: it parses stdout until EOF, then reaps the
 // process and queues the exit event.
 func (c *conn) read() {
-	br := bufio.NewReaderSize(c.p.Stdout(), 64<<10)
+	lr := lineReader{r: c.p.Stdout(), pool: &c.slabs}
 	var rerr error
 	for {
-		line, err := readLine(br)
-		if len(bytes.TrimSpace(line)) > 0 {
-			c.dispatch(line)
+		line, sl, err := lr.next()
+		if len(line) > 0 {
+			c.dispatch(line, sl)
 		}
 		if err != nil {
 			if err != io.EOF {
@@ -133,30 +168,29 @@ func (c *conn) read() {
 		cancel()
 		delete(c.inbound, id)
 	}
-	c.queue = append(c.queue, event{exit: true, err: werr})
+	// The exit event is queued whatever the bounds: the turn waits for it.
+	c.queue.push(event{exit: true, err: werr})
+	if c.dropped > 0 {
+		c.log.Debug().Int("events", c.dropped).Msg("dropped output nobody was going to read")
+	}
 	c.mu.Unlock()
 	c.signal()
 	close(c.done)
 }
 
-// readLine reads one '\n'-terminated line of at most maxLine bytes.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(buf)+len(frag) > maxLine {
-			return nil, fmt.Errorf("reading claude output: line longer than %d bytes", maxLine)
+// dispatch classifies one stdout line, held by sl. A line that does not
+// become an event is recycled at once.
+func (c *conn) dispatch(line []byte, sl *slab) {
+	queued := false
+	defer func() {
+		if !queued {
+			c.slabs.unref(sl)
 		}
-		buf = append(buf, frag...)
-		if err != bufio.ErrBufferFull {
-			return buf, err
-		}
-	}
-}
-
-// dispatch classifies one stdout line.
-func (c *conn) dispatch(line []byte) {
+	}()
 	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
 	if c.trace != nil {
 		c.trace(false, line)
 	}
@@ -168,6 +202,7 @@ func (c *conn) dispatch(line []byte) {
 		typ:     gjson.GetBytes(line, "type").String(),
 		subtype: gjson.GetBytes(line, "subtype").String(),
 		line:    line,
+		slab:    sl,
 	}
 	switch ev.typ {
 	case "control_response":
@@ -193,10 +228,59 @@ func (c *conn) dispatch(line []byte) {
 			c.mu.Unlock()
 		}
 	}
+	queued = c.push(ev)
+}
+
+// push queues ev for the turn, first waiting for room when nothing needs
+// the reader to run ahead (see conn). It reports false when it dropped ev.
+func (c *conn) push(ev event) bool {
 	c.mu.Lock()
-	c.queue = append(c.queue, ev)
+	for c.full() && !c.released && c.holds == 0 && len(c.pending) == 0 {
+		c.waiting = true
+		c.room.Wait()
+	}
+	c.waiting = false
+	if c.released && c.full() {
+		c.dropped++
+		c.mu.Unlock()
+		return false
+	}
+	c.queue.push(ev)
+	c.qbytes += len(ev.line)
 	c.mu.Unlock()
 	c.signal()
+	return true
+}
+
+// full reports whether the queue is at one of its bounds. Callers hold mu.
+func (c *conn) full() bool {
+	return c.queue.n >= queueEvents || (c.queue.n > 0 && c.qbytes >= queueBytes)
+}
+
+// hold lets the reader run past the queue's bounds until the returned func
+// is called. The turn holds the conn while it waits on the editor for a CLI
+// request, so that the CLI's withdrawal of that request gets through.
+func (c *conn) hold() (undo func()) {
+	c.mu.Lock()
+	c.holds++
+	c.room.Signal()
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		c.holds--
+		c.mu.Unlock()
+	}
+}
+
+// release tells the reader that no more events will be consumed: it must
+// not wait for room any more (the process is being stopped, and its stopper
+// waits for the reader). Further events are queued while there is room and
+// dropped after that; the exit event is always queued.
+func (c *conn) release() {
+	c.mu.Lock()
+	c.released = true
+	c.room.Signal()
+	c.mu.Unlock()
 }
 
 func (c *conn) signal() {
@@ -258,17 +342,25 @@ func (c *conn) answered(id string) bool {
 	return ok
 }
 
-// pop removes and returns the oldest queued event.
+// recycle tells the conn that ev has been handled: its line may be reused.
+func (c *conn) recycle(ev event) {
+	c.slabs.unref(ev.slab)
+}
+
+// pop removes and returns the oldest queued event. Recycle it once handled.
 func (c *conn) pop() (event, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.queue) == 0 {
-		return event{}, false
+	ev, ok := c.queue.pop()
+	if ok {
+		c.qbytes -= len(ev.line)
+		// Wake a waiting reader only once half the queue is free, so that it
+		// refills the queue in a batch rather than a line per pop.
+		if c.waiting && c.queue.n <= queueEvents/2 && c.qbytes <= queueBytes/2 {
+			c.room.Signal()
+		}
 	}
-	ev := c.queue[0]
-	c.queue[0] = event{}
-	c.queue = c.queue[1:]
-	return ev, true
+	return ev, ok
 }
 
 // sawStates reports whether this process emits session_state_changed.
@@ -320,10 +412,12 @@ func (c *conn) request(ctx context.Context, subtype string, fields map[string]an
 		return nil, c.exitError()
 	}
 	c.pending[id] = ch
+	c.room.Signal() // the answer may be behind a full queue's worth of events
 	c.mu.Unlock()
 	if err := c.send(controlRequest(id, subtype, fields)); err != nil {
-		c.forget(id)
-		// A write fails when the process is gone; its exit says why.
+		// A write fails when the process is gone; its exit says why. The
+		// request stays pending meanwhile, so the reader reads on to EOF.
+		defer c.forget(id)
 		select {
 		case <-c.done:
 			return nil, c.exitError()

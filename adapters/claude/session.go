@@ -116,6 +116,7 @@ func (s *Session) drainStale(ctx context.Context, r *run) error {
 			return s.died(r, ev.err)
 		}
 		t.handle(ev)
+		r.c.recycle(ev)
 	}
 }
 
@@ -153,12 +154,17 @@ func (s *Session) ensure(ctx context.Context) (*run, error) {
 }
 
 // drop forgets r if it is the current process, so the next call restarts.
+// Nobody consumes r's events any more, so its reader must not wait for room
+// (Close waits for it).
 func (s *Session) drop(r *run) {
 	s.mu.Lock()
 	if s.cur == r {
 		s.cur = nil
 	}
 	s.mu.Unlock()
+	if r.c != nil {
+		r.c.release()
+	}
 }
 
 // died forgets a process that went away and describes why, with the tail of
@@ -205,6 +211,7 @@ func (s *Session) launch(r *run, spec proc.Spec) {
 	body, err := r.c.request(s.ctx, "initialize", nil)
 	if err != nil {
 		if !r.c.isDone() {
+			r.c.release()
 			s.stop(p)
 		}
 		r.err = exitError(err, p.StderrTail())
@@ -238,6 +245,7 @@ func (s *Session) Close() error {
 	if r != nil {
 		<-r.ready
 		if r.p != nil && !r.c.isDone() {
+			r.c.release()
 			s.stop(r.p)
 		}
 	}

@@ -3,6 +3,7 @@ package claude
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +50,7 @@ func (t *turn) play(msg userFrame) (acp.StopReason, error) {
 				break
 			}
 			t.handle(ev)
+			t.r.c.recycle(ev)
 		}
 		if t.over {
 			return t.outcome()
@@ -90,7 +92,7 @@ func (t *turn) handle(ev event) {
 		t.control(ev)
 	case ev.typ == "result":
 		t.s.tr.handle(ev)
-		t.result, t.sawResult = gjson.ParseBytes(ev.line), true
+		t.result, t.sawResult = resultFields(ev.line), true
 		// A result is the end unless background work will start another
 		// turn; then the idle state below is. (The idle that follows a final
 		// result is picked up before the next prompt.) A cancelled turn ends
@@ -151,6 +153,9 @@ func (t *turn) ask(req canUseTool) (answer any, rejectAlways bool) {
 	ctx, cancel := context.WithCancel(t.ctx)
 	defer cancel()
 	defer context.AfterFunc(req.abort, cancel)()
+	// The withdrawal that ends req.abort may come behind a full queue of
+	// events that this turn, blocked here, does not consume.
+	defer t.r.c.hold()()
 	info := describeTool(req.tool, gjson.ParseBytes(req.input), t.s.cwd)
 	resp, err := t.s.client.RequestPermission(ctx, acp.RequestPermissionRequest{
 		SessionID: t.s.id,
@@ -236,6 +241,31 @@ func resultOutcome(res gjson.Result, authError bool) (acp.StopReason, error) {
 		return acp.StopReasonRefusal, nil
 	}
 	return acp.StopReasonEndTurn, nil
+}
+
+// resultFields returns the members of a result frame that resultOutcome
+// reads. The frame can repeat the whole reply (its "result" text), which
+// the turn need not keep once it has streamed it; that text is kept only
+// when it is an error message.
+func resultFields(line []byte) gjson.Result {
+	keys := []string{"subtype", "terminal_reason", "errors", "is_error", "stop_reason", "api_error_status", "api_error_type"}
+	if gjson.GetBytes(line, "is_error").Bool() {
+		keys = append(keys, "result")
+	}
+	b := []byte{'{'}
+	for _, k := range keys {
+		v := gjson.GetBytes(line, k)
+		if !v.Exists() {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, k)
+		b = append(b, ':')
+		b = append(b, v.Raw...)
+	}
+	return gjson.ParseBytes(append(b, '}'))
 }
 
 // needsLogin recognises the CLI's "you are not logged in" messages.

@@ -10,11 +10,17 @@
 // notifications and returns a session that serves further prompts (the
 // recording's turns, played again).
 //
+// New serves a fixture held in memory (fixtures.Load); Stream serves one
+// opened with fixtures.Open, whose agent script each session reads from the
+// file as it plays, so a long recording costs no more memory than a short
+// one.
+//
 // The package imports adapters/claude, fixtures, fixtures/fakeagent and
 // adapters/internal/proc; never the bridge package.
 package replay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -50,27 +56,66 @@ type Options struct {
 
 // Adapter replays one fixture. Its methods are safe for concurrent use.
 type Adapter struct {
-	fx       *fixtures.Fixture
+	src      source
 	opts     Options
 	recorded acp.SessionID // the session id in the recording
+	title    string        // the first prompt's text, shortened
 	inner    *claude.Adapter
 }
 
-// New returns an Adapter serving fx. Only fixtures of the claude adapter
-// are supported.
+// source is what an Adapter replays: a fixture in memory (New) or a
+// recording read from its file (Stream).
+type source struct {
+	path   string
+	meta   map[string]string
+	steps  int
+	script func() (fixtures.StepReader, error) // a reader from the first step
+	check  func() error                        // before each session: is the script still there?
+}
+
+// New returns an Adapter serving fx, whose script is held in memory. Only
+// fixtures of the claude adapter are supported.
 func New(fx *fixtures.Fixture, opts Options) (*Adapter, error) {
-	if name := fx.Meta["adapter"]; name != "claude" {
-		return nil, fmt.Errorf("replaying %s: unsupported adapter %q", fx.Path, name)
+	return newAdapter(source{
+		path:   fx.Path,
+		meta:   fx.Meta,
+		steps:  len(fx.Script),
+		script: func() (fixtures.StepReader, error) { return fixtures.SliceSteps(fx.Script), nil },
+		check:  func() error { return nil },
+	}, opts)
+}
+
+// Stream returns an Adapter serving rec (see fixtures.Open). Each session
+// reads the agent script from the file as it plays, so serving a long
+// recording costs no more memory than a short one. A file that disappears or
+// changes after Open makes the next session fail with an error naming it.
+func Stream(rec *fixtures.Recording, opts Options) (*Adapter, error) {
+	return newAdapter(source{
+		path:   rec.Path,
+		meta:   rec.Meta,
+		steps:  rec.Steps,
+		script: rec.Script,
+		check:  rec.Check,
+	}, opts)
+}
+
+func newAdapter(src source, opts Options) (*Adapter, error) {
+	if name := src.meta["adapter"]; name != "claude" {
+		return nil, fmt.Errorf("replaying %s: unsupported adapter %q", src.path, name)
 	}
-	if len(fx.Script) == 0 {
-		return nil, fmt.Errorf("replaying %s: no %s section", fx.Path, fixtures.SectionAgent)
+	if src.steps == 0 {
+		return nil, fmt.Errorf("replaying %s: no %s section", src.path, fixtures.SectionAgent)
 	}
-	a := &Adapter{fx: fx, opts: opts, recorded: acp.SessionID(fx.Meta["session"])}
+	title, err := firstPrompt(src)
+	if err != nil {
+		return nil, fmt.Errorf("replaying %s: %w", src.path, err)
+	}
+	a := &Adapter{src: src, opts: opts, recorded: acp.SessionID(src.meta["session"]), title: title}
 	a.inner = claude.New(claude.Options{
 		Path:         "claude",
 		Launch:       a.launch,
 		NewSessionID: opts.NewSessionID,
-		Logger:       opts.Logger.With().Str("replay", fx.Path).Logger(),
+		Logger:       opts.Logger.With().Str("replay", src.path).Logger(),
 		Trace:        opts.Trace,
 		CancelGrace:  opts.CancelGrace,
 		StopGrace:    opts.StopGrace,
@@ -80,13 +125,16 @@ func New(fx *fixtures.Fixture, opts Options) (*Adapter, error) {
 
 // launch starts the fake agent for one session. The session's id is on the
 // command line the wrapped adapter built; the fake agent writes it wherever
-// the recording has the recorded id.
+// the recording has the recorded id. A recording file that went away or
+// changed fails the start.
 func (a *Adapter) launch(_ context.Context, spec proc.Spec) (proc.Process, error) {
+	if err := a.src.check(); err != nil {
+		return nil, fmt.Errorf("replaying: %w", err)
+	}
 	live := sessionArg(spec.Args)
 	opts := fakeagent.Options{SessionID: live, RecordedSessionID: string(a.recorded), Pace: a.opts.Pace}
-	script := a.fx.Script
 	return proc.InProcess(spec.Name, func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-		return fakeagent.Run(ctx, script, stdin, stdout, opts)
+		return fakeagent.Play(ctx, a.src.script, stdin, stdout, opts)
 	}), nil
 }
 
@@ -105,7 +153,7 @@ func sessionArg(args []string) string {
 // Info describes the wrapped agent, titled as a replay of the fixture.
 func (a *Adapter) Info() acp.AgentInfo {
 	info := a.inner.Info()
-	info.Title += " (replay of " + filepath.Base(a.fx.Path) + ")"
+	info.Title += " (replay of " + filepath.Base(a.src.path) + ")"
 	return info
 }
 
@@ -116,20 +164,33 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 
 // ListSessions lists the recorded session (when cwd, if given, matches).
 func (a *Adapter) ListSessions(_ context.Context, req acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	cwd := a.fx.Meta["cwd"]
+	cwd := a.src.meta["cwd"]
 	if req.Cwd != nil && *req.Cwd != cwd {
 		return acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}, nil
 	}
 	info := acp.SessionInfo{SessionID: a.recorded, Cwd: cwd}
-	if t := a.title(); t != "" {
-		info.Title = &t
+	if a.title != "" {
+		info.Title = &a.title
 	}
 	return acp.ListSessionsResponse{Sessions: []acp.SessionInfo{info}}, nil
 }
 
-// title is the first prompt's text, shortened.
-func (a *Adapter) title() string {
-	for _, st := range a.fx.Script {
+// firstPrompt is the text of the recording's first prompt, shortened; it
+// reads the script only up to that prompt.
+func firstPrompt(src source) (string, error) {
+	sr, err := src.script()
+	if err != nil {
+		return "", err
+	}
+	defer sr.Close()
+	for {
+		st, err := sr.Next()
+		if err == io.EOF {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
 		var m struct {
 			Type    string `json:"type"`
 			Message struct {
@@ -139,9 +200,8 @@ func (a *Adapter) title() string {
 		if st.Dir != fixtures.ToAgent || json.Unmarshal(st.Line, &m) != nil || m.Type != "user" {
 			continue
 		}
-		return shorten(strings.Join(strings.Fields(promptText(m.Message.Content)), " "), 80)
+		return shorten(strings.Join(strings.Fields(promptText(m.Message.Content)), " "), 80), nil
 	}
-	return ""
 }
 
 // promptText is the text of a user message content (a string or blocks).
@@ -178,13 +238,13 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 	if req.SessionID != a.recorded {
 		return nil, fmt.Errorf("%w: no recorded session %s", acp.ErrResourceNotFound, req.SessionID)
 	}
-	lines := make([]claude.HistoryLine, 0, len(a.fx.Script))
-	for _, st := range a.fx.Script {
-		lines = append(lines, claude.HistoryLine{FromAgent: st.Dir == fixtures.FromAgent, Line: st.Line})
+	lines, err := a.history()
+	if err != nil {
+		return nil, fmt.Errorf("%w: replaying %s: %v", acp.ErrInternal, a.src.path, err)
 	}
 	cwd := req.Cwd
 	if cwd == "" {
-		cwd = a.fx.Meta["cwd"]
+		cwd = a.src.meta["cwd"]
 	}
 	if err := claude.ReplayHistory(ctx, c, req.SessionID, cwd, lines, a.opts.Logger); err != nil {
 		return nil, err
@@ -195,6 +255,27 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 		return nil, err
 	}
 	return s, nil
+}
+
+// history reads the recorded conversation for ReplayHistory, which takes it
+// whole (unlike a session, which streams it).
+func (a *Adapter) history() ([]claude.HistoryLine, error) {
+	sr, err := a.src.script()
+	if err != nil {
+		return nil, err
+	}
+	defer sr.Close()
+	var lines []claude.HistoryLine
+	for {
+		st, err := sr.Next()
+		if err == io.EOF {
+			return lines, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, claude.HistoryLine{FromAgent: st.Dir == fixtures.FromAgent, Line: bytes.Clone(st.Line)})
+	}
 }
 
 // Close closes every session.

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -137,33 +138,55 @@ func (s *seen) allow(_ context.Context, r acp.RequestPermissionRequest) (acp.Req
 	return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected("allow_once")}, nil
 }
 
-func loadDemo(t *testing.T) (*Adapter, *fixtures.Fixture) {
+func loadDemo(t *testing.T) (*Adapter, *fixtures.Recording) {
 	t.Helper()
-	fx, err := fixtures.Load(filepath.Join("..", "..", "fixtures", "claude", "demo.txtar"))
+	rec, err := fixtures.Open(filepath.Join("..", "..", "fixtures", "claude", "demo.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(fx, Options{
-		Logger:       zerolog.New(zerolog.NewTestWriter(t)),
-		NewSessionID: func() string { return "22222222-2222-4222-8222-222222222222" },
-		StopGrace:    100 * time.Millisecond,
-	})
+	a, err := Stream(rec, demoOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close() })
-	return a, fx
+	return a, rec
+}
+
+func demoOptions(t *testing.T) Options {
+	return Options{
+		Logger:       zerolog.New(zerolog.NewTestWriter(t)),
+		NewSessionID: func() string { return "22222222-2222-4222-8222-222222222222" },
+		StopGrace:    100 * time.Millisecond,
+	}
 }
 
 const demoPrompt = "Add a hello-world command to this Go project under cmd/hello."
 
 func TestReplayPlaysTheRecording(t *testing.T) {
-	a, fx := loadDemo(t)
+	t.Run("streamed from the file", func(t *testing.T) {
+		a, rec := loadDemo(t)
+		testPlaysDemo(t, a, rec.Meta["cwd"])
+	})
+	t.Run("held in memory", func(t *testing.T) {
+		fx, err := fixtures.Load(filepath.Join("..", "..", "fixtures", "claude", "demo.txtar"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := New(fx, demoOptions(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		testPlaysDemo(t, a, fx.Meta["cwd"])
+	})
+}
+
+func testPlaysDemo(t *testing.T, a *Adapter, cwd string) {
 	if title := a.Info().Title; !strings.Contains(title, "replay") || !strings.Contains(title, "demo.txtar") {
 		t.Errorf("Info().Title = %q, want it to name the replayed fixture", title)
 	}
 	s := newSeen()
-	sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: fx.Meta["cwd"]},
+	sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: cwd},
 		&clientFuncs{update: s.update, permission: s.allow})
 	if err != nil {
 		t.Fatal(err)
@@ -270,24 +293,92 @@ func TestListAndLoad(t *testing.T) {
 }
 
 func TestNewRejectsOtherAdapters(t *testing.T) {
-	fx := &fixtures.Fixture{Path: "x.txtar", Meta: map[string]string{"adapter": "codex"},
-		Script: []fixtures.Step{{Dir: fixtures.FromAgent, Line: []byte(`{}`)}}}
-	if _, err := New(fx, Options{}); err == nil {
-		t.Fatal("New accepted a codex fixture")
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, data string }{
+		{"codex.txtar", "-- meta --\nadapter: codex\n-- agent --\n> {}\n"},
+		{"noscript.txtar", "-- meta --\nadapter: claude\n"},
+		{"emptyscript.txtar", "-- meta --\nadapter: claude\n-- agent --\n# nothing\n"},
+	} {
+		path := filepath.Join(dir, tt.name)
+		if err := os.WriteFile(path, []byte(tt.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fx, err := fixtures.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(fx, Options{}); err == nil || !strings.Contains(err.Error(), tt.name) {
+			t.Errorf("New(%s) = %v, want an error naming the file", tt.name, err)
+		}
+		rec, err := fixtures.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Stream(rec, Options{}); err == nil || !strings.Contains(err.Error(), tt.name) {
+			t.Errorf("Stream(%s) = %v, want an error naming the file", tt.name, err)
+		}
 	}
-	fx.Meta["adapter"] = "claude"
-	fx.Script = nil
-	if _, err := New(fx, Options{}); err == nil {
-		t.Fatal("New accepted a fixture without a script")
+}
+
+// The script is read from the file by each session: a file that changed or
+// went away after New fails the next session's prompt with an error naming
+// it.
+func TestFileChangedAfterOpen(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "claude", "text.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "text.txtar")
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := fixtures.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Stream(rec, Options{Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	promptOnce := func() error {
+		sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: rec.Meta["cwd"]}, &clientFuncs{})
+		if err != nil {
+			return err
+		}
+		defer sess.Close()
+		stop, err := sess.Prompt(t.Context(), acp.PromptRequest{SessionID: sess.ID(),
+			Prompt: []acp.ContentBlock{acp.TextBlock("hi")}})
+		if err == nil && stop != acp.StopReasonEndTurn {
+			t.Errorf("Prompt = %q, want end_turn", stop)
+		}
+		return err
+	}
+	if err := promptOnce(); err != nil {
+		t.Fatalf("Prompt before the change: %v", err)
+	}
+	if err := os.WriteFile(path, append(src, "\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = promptOnce()
+	t.Logf("after the change: %v", err)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "changed") {
+		t.Errorf("Prompt after the file changed = %v, want an error naming it", err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := promptOnce(); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("Prompt after the file went away = %v, want an error naming it", err)
 	}
 }
 
 func TestPromptsBeyondTheRecording(t *testing.T) {
-	fx, err := fixtures.Load(filepath.Join("..", "..", "fixtures", "claude", "text.txtar"))
+	fx, err := fixtures.Open(filepath.Join("..", "..", "fixtures", "claude", "text.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(fx, Options{Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	a, err := Stream(fx, Options{Logger: zerolog.New(zerolog.NewTestWriter(t))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,481 @@
+package claude
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// flood is how many lines the CLI writes in one go in these tests: several
+// times what the event queue holds.
+const flood = 4 * queueEvents
+
+func delta(i int) string {
+	return fmt.Sprintf(`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"%d "}}}`, i)
+}
+
+const (
+	turnResult = `{"type":"result","subtype":"success","is_error":false,"stop_reason":"end_turn","result":"done"}`
+	idleStatus = `{"type":"system","subtype":"status","status":null}`
+)
+
+func answer(req gjson.Result, body string) string {
+	return `{"type":"control_response","response":{"subtype":"success","request_id":"` +
+		req.Get("request_id").String() + `","response":` + body + `}}`
+}
+
+// stdin reads the CLI's stdin on a goroutine of its own, as the real CLI
+// does while it writes, and sorts what the host sends. wait returns at
+// stdin EOF, which the session's Close brings.
+type stdin struct {
+	users, requests, answers chan gjson.Result
+	done                     chan struct{}
+}
+
+func readStdin(c *cli) *stdin {
+	s := &stdin{users: make(chan gjson.Result, 8), requests: make(chan gjson.Result, 8),
+		answers: make(chan gjson.Result, 8), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			m, err := c.next()
+			if err != nil {
+				return
+			}
+			switch m.Get("type").String() {
+			case "user":
+				s.users <- m
+			case "control_request":
+				s.requests <- m
+			case "control_response":
+				s.answers <- m
+			}
+		}
+	}()
+	return s
+}
+
+func (s *stdin) wait() error {
+	<-s.done
+	return io.EOF
+}
+
+// chunks counts the agent text an editor was sent.
+type chunks struct {
+	mu   sync.Mutex
+	n    int
+	text strings.Builder
+}
+
+func (c *chunks) add(n acp.SessionNotification) {
+	if u := n.Update.AgentMessageChunk; u != nil && u.Content.Text != nil {
+		c.mu.Lock()
+		c.n++
+		c.text.WriteString(u.Content.Text.Text)
+		c.mu.Unlock()
+	}
+}
+
+func (c *chunks) check(t *testing.T, want int) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for i := range want {
+		fmt.Fprintf(&b, "%d ", i)
+	}
+	if c.n != want || c.text.String() != b.String() {
+		t.Errorf("editor got %d chunks, want %d in order", c.n, want)
+	}
+}
+
+// The turn is blocked in the editor's hands (sending an update, asking for
+// permission) while the CLI writes far more than the event queue holds,
+// and what unblocks the turn comes from the CLI behind all that output: the
+// answer to a set_permission_mode the editor sent meanwhile, or the CLI's
+// withdrawal of its permission question. The reader must read on past the
+// queue's bound in those states; if it did not, everything would wait for
+// everything else, which synctest reports as a deadlock.
+func TestFullQueueWhileTurnWaits(t *testing.T) {
+	t.Run("update waits for a mode change", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l := &launcher{plays: []func(*cli) error{func(c *cli) error {
+				if err := c.initialized(); err != nil {
+					return err
+				}
+				in := readStdin(c)
+				<-in.users
+				for i := range flood {
+					if err := c.write(delta(i)); err != nil {
+						return err
+					}
+				}
+				req := <-in.requests
+				if err := c.write(answer(req, `{"mode":"plan"}`), turnResult); err != nil {
+					return err
+				}
+				return in.wait()
+			}}}
+			var (
+				got      chunks
+				s        acp.Session
+				asked    atomic.Bool
+				setErr   error
+				setModes = make(chan struct{})
+			)
+			client := &clientFuncs{update: func(ctx context.Context, n acp.SessionNotification) error {
+				got.add(n)
+				if n.Update.AgentMessageChunk != nil && !asked.Swap(true) {
+					// The editor changes the mode before it takes more updates.
+					setErr = s.(*Session).SetMode(ctx, "plan")
+					close(setModes)
+				}
+				return nil
+			}}
+			a := newTestAdapter(t, l, Options{})
+			s, _ = a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, client)
+			defer s.Close()
+			stop, err := s.Prompt(t.Context(), prompt("go"))
+			if err != nil || stop != acp.StopReasonEndTurn {
+				t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+			}
+			<-setModes
+			if setErr != nil || s.(*Session).State().Modes.CurrentModeID != "plan" {
+				t.Errorf("SetMode = %v, mode %q; want plan", setErr, s.(*Session).State().Modes.CurrentModeID)
+			}
+			got.check(t, flood)
+		})
+	})
+
+	t.Run("permission question withdrawn", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			in := make(chan *stdin, 1)
+			l := &launcher{plays: []func(*cli) error{func(c *cli) error {
+				if err := c.initialized(); err != nil {
+					return err
+				}
+				s := readStdin(c)
+				in <- s
+				<-s.users
+				lines := []string{`{"type":"control_request","request_id":"perm-1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"ls"},"tool_use_id":"toolu_1"}}`}
+				for i := range flood {
+					lines = append(lines, delta(i))
+				}
+				lines = append(lines, `{"type":"control_cancel_request","request_id":"perm-1"}`, turnResult)
+				if err := c.write(lines...); err != nil {
+					return err
+				}
+				return s.wait()
+			}}}
+			var (
+				got       chunks
+				withdrawn atomic.Bool
+			)
+			client := &clientFuncs{
+				update: func(_ context.Context, n acp.SessionNotification) error { got.add(n); return nil },
+				permission: func(ctx context.Context, _ acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+					<-ctx.Done() // the user never answers; the CLI withdraws the question
+					withdrawn.Store(true)
+					return acp.RequestPermissionResponse{}, ctx.Err()
+				},
+			}
+			a := newTestAdapter(t, l, Options{})
+			s, _ := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, client)
+			defer s.Close()
+			stop, err := s.Prompt(t.Context(), prompt("go"))
+			if err != nil || stop != acp.StopReasonEndTurn {
+				t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+			}
+			if !withdrawn.Load() {
+				t.Error("the permission request was not withdrawn")
+			}
+			got.check(t, flood)
+			synctest.Wait()
+			if cliIn := <-in; len(cliIn.answers) != 0 {
+				t.Errorf("the CLI was answered %s after withdrawing its question", (<-cliIn.answers).Raw)
+			}
+		})
+	})
+
+	t.Run("mode change between turns", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l := &launcher{plays: []func(*cli) error{func(c *cli) error {
+				if err := c.initialized(); err != nil {
+					return err
+				}
+				in := readStdin(c)
+				<-in.users
+				if err := c.write(turnResult); err != nil {
+					return err
+				}
+				// Output after the turn, which nobody reads until the next
+				// prompt, then the answer to a request sent meanwhile.
+				for range flood {
+					if err := c.write(idleStatus); err != nil {
+						return err
+					}
+				}
+				req := <-in.requests
+				if err := c.write(answer(req, `{"mode":"plan"}`)); err != nil {
+					return err
+				}
+				<-in.users
+				if err := c.write(delta(0), turnResult); err != nil {
+					return err
+				}
+				return in.wait()
+			}}}
+			var got chunks
+			client := &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error { got.add(n); return nil }}
+			a := newTestAdapter(t, l, Options{})
+			s, _ := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, client)
+			defer s.Close()
+			sess := s.(*Session)
+			if stop, err := s.Prompt(t.Context(), prompt("one")); err != nil || stop != acp.StopReasonEndTurn {
+				t.Fatalf("first Prompt = %q, %v", stop, err)
+			}
+			synctest.Wait() // the reader is blocked on the full queue
+			if err := sess.SetMode(t.Context(), "plan"); err != nil {
+				t.Fatalf("SetMode between turns: %v", err)
+			}
+			if stop, err := s.Prompt(t.Context(), prompt("two")); err != nil || stop != acp.StopReasonEndTurn {
+				t.Fatalf("second Prompt = %q, %v", stop, err)
+			}
+			got.check(t, 1)
+		})
+	})
+}
+
+// A turn that falls behind makes the CLI wait: with the editor not taking
+// updates, the reader stops once the queue is full, and the CLI blocks
+// writing its stdout instead of the bridge buffering the whole stream.
+func TestQueueBackpressure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var written atomic.Int64
+		l := &launcher{plays: []func(*cli) error{func(c *cli) error {
+			if err := c.initialized(); err != nil {
+				return err
+			}
+			in := readStdin(c)
+			<-in.users
+			for i := range flood {
+				if err := c.write(delta(i)); err != nil {
+					return err
+				}
+				written.Add(1)
+			}
+			if err := c.write(turnResult); err != nil {
+				return err
+			}
+			return in.wait()
+		}}}
+		var (
+			got     chunks
+			stalled = make(chan struct{})
+			resume  = make(chan struct{})
+			once    sync.Once
+		)
+		client := &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error {
+			if n.Update.AgentMessageChunk != nil {
+				once.Do(func() {
+					close(stalled)
+					<-resume // the editor is slow to take the first chunk
+				})
+			}
+			got.add(n)
+			return nil
+		}}
+		a := newTestAdapter(t, l, Options{})
+		s, _ := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, client)
+		defer s.Close()
+		type result struct {
+			stop acp.StopReason
+			err  error
+		}
+		done := make(chan result, 1)
+		go func() {
+			stop, err := s.Prompt(t.Context(), prompt("go"))
+			done <- result{stop, err}
+		}()
+		<-stalled
+		synctest.Wait()
+		// One event is with the editor, a queue's worth waits, and the
+		// reader holds the line it could not queue.
+		if n := written.Load(); n < queueEvents || n > queueEvents+2 {
+			t.Errorf("the CLI wrote %d lines while the turn was stalled, want about %d", n, queueEvents)
+		}
+		close(resume)
+		if r := <-done; r.err != nil || r.stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", r.stop, r.err)
+		}
+		got.check(t, flood)
+	})
+}
+
+// Closing a session whose reader waits on a full queue must not hang: the
+// queue is released, and Close waits for the reader to reach EOF.
+func TestCloseWithFullQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &launcher{plays: []func(*cli) error{func(c *cli) error {
+			if err := c.initialized(); err != nil {
+				return err
+			}
+			in := readStdin(c)
+			<-in.users
+			if err := c.write(turnResult); err != nil {
+				return err
+			}
+			for range flood {
+				if err := c.write(idleStatus); err != nil {
+					return err
+				}
+			}
+			return in.wait()
+		}}}
+		a := newTestAdapter(t, l, Options{})
+		s, _ := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, &clientFuncs{})
+		if stop, err := s.Prompt(t.Context(), prompt("go")); err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v", stop, err)
+		}
+		synctest.Wait() // the reader is blocked on the full queue
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestRing(t *testing.T) {
+	var r ring
+	next, want := 0, 0
+	push := func(n int) {
+		for range n {
+			r.push(event{typ: fmt.Sprint(next)})
+			next++
+		}
+	}
+	pop := func(n int) {
+		t.Helper()
+		for range n {
+			ev, ok := r.pop()
+			if !ok || ev.typ != fmt.Sprint(want) {
+				t.Fatalf("pop = %q, %v; want %d", ev.typ, ok, want)
+			}
+			want++
+		}
+	}
+	push(10)
+	pop(7)
+	push(20) // wraps around, then grows
+	pop(23)
+	push(3 * queueEvents) // past the bound
+	pop(3 * queueEvents)
+	if r.buf != nil {
+		t.Errorf("a ring grown past the queue's bound kept %d slots once empty", len(r.buf))
+	}
+	if _, ok := r.pop(); ok {
+		t.Error("pop on an empty ring succeeded")
+	}
+}
+
+// oneByte returns its input a byte per Read, the worst case for line
+// splitting.
+type oneByte struct{ r io.Reader }
+
+func (o oneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
+
+func TestLineReader(t *testing.T) {
+	long := strings.Repeat("x", 3*slabSize+17)
+	input := "a\n\nbc\n" + long + "\n" + "{\"t\":1}\n" + "tail"
+	want := []string{"a\n", "\n", "bc\n", long + "\n", "{\"t\":1}\n", "tail"}
+	for _, tt := range []struct {
+		name string
+		r    io.Reader
+	}{
+		{"whole", strings.NewReader(input)},
+		{"a byte per read", oneByte{strings.NewReader(input)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lr := lineReader{r: tt.r, pool: &slabs{}}
+			var got [][]byte
+			for {
+				line, _, err := lr.next()
+				if len(line) > 0 {
+					got = append(got, line)
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("got %d lines, want %d", len(got), len(want))
+			}
+			// Lines not recycled stay valid after later reads.
+			for i := range want {
+				if string(got[i]) != want[i] {
+					t.Errorf("line %d = %.40q, want %.40q", i, got[i], want[i])
+				}
+				if cap(got[i]) != len(got[i]) {
+					t.Errorf("line %d has spare capacity: appending to it could clobber the next", i)
+				}
+			}
+		})
+	}
+	lr := lineReader{r: strings.NewReader(strings.Repeat("y", 2*slabSize)), pool: &slabs{}, limit: slabSize}
+	if _, _, err := lr.next(); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("over-long line: error %v", err)
+	}
+}
+
+// A slab is reused only once the reader has moved past it and every line
+// in it has been recycled; until then its lines keep their bytes.
+func TestSlabRecycling(t *testing.T) {
+	line := strings.Repeat("z", 1000) + "\n"
+	pool := &slabs{}
+	lr := lineReader{r: strings.NewReader(strings.Repeat(line, 1000)), pool: pool}
+	type held struct {
+		b  []byte
+		sl *slab
+	}
+	var kept []held
+	seen := map[*slab]bool{}
+	for i := 0; ; i++ {
+		b, sl, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[sl] = true
+		if i%100 == 0 {
+			kept = append(kept, held{b, sl}) // still in use
+		} else {
+			pool.unref(sl)
+		}
+	}
+	for _, h := range kept {
+		if string(h.b) != line {
+			t.Fatalf("a line still in use was overwritten: %.20q", h.b)
+		}
+	}
+	// 1000 lines of 1001 bytes fill 16 slabs; the ones without a kept
+	// line were reused.
+	if len(seen) >= 16 {
+		t.Errorf("read 1 MB through %d distinct slabs: none was reused", len(seen))
+	}
+	for _, h := range kept {
+		pool.unref(h.sl)
+	}
+}
