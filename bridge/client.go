@@ -50,6 +50,9 @@ func (sc *sessionClient) open() {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	for _, n := range sc.held {
+		// Stamped here: during session/new the id is bound only once the
+		// adapter has returned the session.
+		n.SessionID = sc.id
 		if err := sc.c.conn.Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {
 			sc.log.Debug().Err(err).Msg("writing held update")
 		}

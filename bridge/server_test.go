@@ -82,8 +82,12 @@ func TestCommandsFollowTheSessionAnswer(t *testing.T) {
 	if len(before) != 0 {
 		t.Fatalf("frames before the session/new answer: %v", before)
 	}
-	if k := updateKind(e.next()); k != "agent_message_chunk" {
+	held := e.next()
+	if k := updateKind(held); k != "agent_message_chunk" {
 		t.Errorf("first update after the answer = %q, want the held agent_message_chunk", k)
+	}
+	if sid := held["params"].(map[string]any)["sessionId"]; sid != "s1" {
+		t.Errorf("held update carries sessionId %q, want the new session's id", sid)
 	}
 	cmds := e.next()
 	if k := updateKind(cmds); k != "available_commands_update" {

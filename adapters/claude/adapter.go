@@ -41,6 +41,12 @@ type Options struct {
 	// StopGrace is the grace period of each step of a process stop (default
 	// 3s).
 	StopGrace time.Duration
+	// AwaitStart makes a new session wait for the CLI's initialize answer
+	// before it is returned, so its first State carries the CLI's models and
+	// commands. It is for agents that start instantly (a replayed
+	// recording), where it makes every session/new answer the same; a real
+	// CLI is started in the background so session/new answers at once.
+	AwaitStart bool
 }
 
 // Adapter serves ACP sessions from Claude Code. Its methods are safe for
@@ -144,8 +150,12 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 	}
 	a.sessions[id] = s
 	s.mu.Lock()
-	s.startLocked()
+	r := s.startLocked()
 	s.mu.Unlock()
+	if a.opts.AwaitStart {
+		// Start failures still surface at the first prompt, as usual.
+		<-r.ready
+	}
 	return s, nil
 }
 

@@ -119,6 +119,10 @@ func newAdapter(src source, opts Options) (*Adapter, error) {
 		Trace:        opts.Trace,
 		CancelGrace:  opts.CancelGrace,
 		StopGrace:    opts.StopGrace,
+		// The recorded CLI starts instantly: waiting for its initialize
+		// answer makes every session/new answer carry the same models and
+		// commands, instead of racing the start.
+		AwaitStart: true,
 	})
 	return a, nil
 }

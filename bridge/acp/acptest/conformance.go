@@ -98,7 +98,10 @@ func (c *Checker) AgentFrame(raw []byte) error {
 		if !ok {
 			return fmt.Errorf("agent called %q, which is not a client method of ACP v1: %s", f.Method, compactJSON(raw))
 		}
-		return c.wrap(c.v.Validate(def, f.Params), raw)
+		if err := c.v.Validate(def, f.Params); err != nil {
+			return c.wrap(err, raw)
+		}
+		return c.wrap(sessionIDSet(f.Params), raw)
 	case len(f.Error) > 0:
 		c.forget(f.ID)
 		return c.wrap(c.v.Validate("Error", f.Error), raw)
@@ -140,4 +143,16 @@ func (c *Checker) wrap(err error, raw []byte) error {
 		return nil
 	}
 	return fmt.Errorf("%w\nframe: %s", err, compactJSON(raw))
+}
+
+// sessionIDSet catches what the schema allows but no client can use: a
+// session-scoped message whose sessionId is the empty string.
+func sessionIDSet(params json.RawMessage) error {
+	var p struct {
+		SessionID *string `json:"sessionId"`
+	}
+	if json.Unmarshal(params, &p) == nil && p.SessionID != nil && *p.SessionID == "" {
+		return fmt.Errorf("empty sessionId")
+	}
+	return nil
 }

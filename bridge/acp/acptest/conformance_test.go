@@ -19,6 +19,7 @@ func TestChecker(t *testing.T) {
 	}{
 		{"valid update", "", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`, ""},
 		{"unknown update kind", "", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"telepathy"}}}`, "SessionNotification"},
+		{"update with an empty session id", "", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`, "empty sessionId"},
 		{"update without session", "", `{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`, "SessionNotification"},
 		{"valid prompt answer", `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{}}`, `{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`, ""},
 		{"invalid stop reason", `{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{}}`, `{"jsonrpc":"2.0","id":8,"result":{"stopReason":"tired"}}`, "PromptResponse"},
