@@ -29,9 +29,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "acpbridge")
-	var flags []string
+	// Built as `make build` builds it, so benchmarks measure what users run
+	// (the race detector needs cgo, so tests under -race keep it).
+	flags := []string{"-trimpath", "-tags", "urfave_cli_no_docs", "-ldflags", "-s -w"}
 	if raceEnabled {
 		flags = append(flags, "-race")
+	} else {
+		os.Setenv("CGO_ENABLED", "0")
 	}
 	fakeAgentPath = filepath.Join(dir, "fakeagent")
 	for _, b := range []struct{ out, pkg string }{{binPath, "."}, {fakeAgentPath, "../fakeagent"}} {
