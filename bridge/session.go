@@ -126,27 +126,16 @@ func (c *connection) loadSession(ctx context.Context, params json.RawMessage) (a
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
-	if err := c.requireAuth(); err != nil {
-		return nil, err
-	}
-	if c.session(req.SessionID) != nil {
-		return nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
-			"Invalid request: session "+string(req.SessionID)+" is already open on this connection", nil)
-	}
-	cl := c.newSessionClient(true)
-	cl.bind(req.SessionID)
-	impl, err := l.LoadSession(ctx, req, cl)
+	st, s, err := c.reopen(req.SessionID, func(cl *sessionClient) (acp.Session, error) {
+		return l.LoadSession(ctx, req, cl)
+	})
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.register(impl, cl)
-	if err != nil {
-		return nil, err
-	}
-	st := impl.State()
 	return c.opened(s, acp.LoadSessionResponse{Modes: st.Modes, ConfigOptions: st.ConfigOptions}), nil
 }
 
+// resumeSession reopens a stored session without replaying it.
 func (c *connection) resumeSession(ctx context.Context, params json.RawMessage) (any, error) {
 	r, ok := c.srv.adapter.(Resumer)
 	if !ok {
@@ -156,21 +145,37 @@ func (c *connection) resumeSession(ctx context.Context, params json.RawMessage) 
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
-	if err := c.requireAuth(); err != nil {
-		return nil, err
-	}
-	cl := c.newSessionClient(true)
-	cl.bind(req.SessionID)
-	impl, err := r.ResumeSession(ctx, req, cl)
+	st, s, err := c.reopen(req.SessionID, func(cl *sessionClient) (acp.Session, error) {
+		return r.ResumeSession(ctx, req, cl)
+	})
 	if err != nil {
 		return nil, err
+	}
+	return c.opened(s, acp.ResumeSessionResponse{Modes: st.Modes, ConfigOptions: st.ConfigOptions}), nil
+}
+
+// reopen opens a stored session through open and registers it. The client
+// knows the id already (it asked for it), so updates go out at once: a load
+// replays its history before the answer, as ACP requires.
+func (c *connection) reopen(id acp.SessionID, open func(*sessionClient) (acp.Session, error)) (SessionState, *session, error) {
+	if err := c.requireAuth(); err != nil {
+		return SessionState{}, nil, err
+	}
+	if c.session(id) != nil {
+		return SessionState{}, nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
+			"Invalid request: session "+string(id)+" is already open on this connection", nil)
+	}
+	cl := c.newSessionClient(true)
+	cl.bind(id)
+	impl, err := open(cl)
+	if err != nil {
+		return SessionState{}, nil, err
 	}
 	s, err := c.register(impl, cl)
 	if err != nil {
-		return nil, err
+		return SessionState{}, nil, err
 	}
-	st := impl.State()
-	return c.opened(s, acp.ResumeSessionResponse{Modes: st.Modes, ConfigOptions: st.ConfigOptions}), nil
+	return impl.State(), s, nil
 }
 
 func (c *connection) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
