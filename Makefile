@@ -39,6 +39,13 @@ $(SCHEMA):
 	npm install --silent --no-save --no-audit --no-fund --prefix $(CACHE)/npm $(ACP_SDK)
 	cp $(CACHE)/npm/node_modules/@agentclientprotocol/sdk/schema/v1/schema.json $(SCHEMA)
 
+# The official ACP TypeScript SDK (pinned by e2e/http/package-lock.json) for
+# the Streamable HTTP interop test of `acpbridge serve`.
+.PHONY: e2e-deps
+e2e-deps: e2e/http/node_modules/.package-lock.json
+e2e/http/node_modules/.package-lock.json: e2e/http/package.json e2e/http/package-lock.json
+	npm ci --silent --no-audit --no-fund --prefix e2e/http
+
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
 

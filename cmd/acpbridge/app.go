@@ -47,8 +47,9 @@ func newApp() *cli.App {
 		Before: g.setup,
 		After:  g.teardown,
 		Commands: []*cli.Command{
-			claudeCommand(g),
-			replayCommand(g),
+			claudeCommand(g, g.serveStdio),
+			replayCommand(g, g.serveStdio),
+			serveCommand(g),
 		},
 		HideHelpCommand: true,
 	}
@@ -111,6 +112,9 @@ func (g *globals) traceAgent() func(bool, []byte) {
 	}
 	return g.tracer.Agent
 }
+
+// serveFunc runs the bridge for an adapter a command built.
+type serveFunc func(c *cli.Context, a bridge.Adapter) error
 
 // serveStdio runs the bridge for adapter a on this process's stdin/stdout.
 func (g *globals) serveStdio(c *cli.Context, a bridge.Adapter) error {

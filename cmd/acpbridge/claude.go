@@ -14,7 +14,9 @@ import (
 // within 2 s of stdin EOF or SIGTERM.
 const stopGrace = 500 * time.Millisecond
 
-func claudeCommand(g *globals) *cli.Command {
+// claudeCommand builds the claude command; serve runs the adapter (over
+// stdio, or over HTTP under serve).
+func claudeCommand(g *globals, serve serveFunc) *cli.Command {
 	var o claude.Options
 	return &cli.Command{
 		Name:      "claude",
@@ -38,7 +40,7 @@ func claudeCommand(g *globals) *cli.Command {
 			o.Logger = g.logger
 			o.Trace = g.traceAgent()
 			o.StopGrace = stopGrace
-			return g.serveStdio(c, claude.New(o))
+			return serve(c, claude.New(o))
 		},
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/acpbridge/acpbridge/fixtures"
 )
 
-func replayCommand(g *globals) *cli.Command {
+// replayCommand builds the replay command; serve runs the adapter (over
+// stdio, or over HTTP under serve).
+func replayCommand(g *globals, serve serveFunc) *cli.Command {
 	var pace time.Duration
 	return &cli.Command{
 		Name:      "replay",
@@ -24,15 +26,16 @@ func replayCommand(g *globals) *cli.Command {
 			if c.NArg() != 1 {
 				return cli.Exit("replay takes exactly one FIXTURE file (for example fixtures/claude/demo.txtar)", 2)
 			}
-			fx, err := fixtures.Load(c.Args().First())
+			// The agent script stays on disk: each session streams it.
+			rec, err := fixtures.Open(c.Args().First())
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("loading fixture: %v", err), 2)
 			}
-			a, err := replay.New(fx, replay.Options{Logger: g.logger, Trace: g.traceAgent(), Pace: pace})
+			a, err := replay.Stream(rec, replay.Options{Logger: g.logger, Trace: g.traceAgent(), Pace: pace})
 			if err != nil {
-				return cli.Exit(fmt.Sprintf("replaying %s: %v", fx.Path, err), 2)
+				return cli.Exit(fmt.Sprintf("replaying %s: %v", rec.Path, err), 2)
 			}
-			return g.serveStdio(c, a)
+			return serve(c, a)
 		},
 	}
 }

@@ -1,0 +1,168 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// The client_id wire shape: POST /acp/rpc?client_id=ID carries one message
+// from the client and is answered with a status only; GET
+// /acp/sse?client_id=ID is the SSE stream of every message for that client
+// (answers, notifications, and the bridge's own requests, whose answers come
+// back by POST). The first GET, or a POSTed initialize, opens the client's
+// connection; DELETE /acp/sse?client_id=ID ends it at once (otherwise it
+// ends after the idle timeout).
+
+// contractPost handles POST /acp/rpc.
+func (h *HTTPHandler) contractPost(w http.ResponseWriter, r *http.Request) {
+	id, ok := clientID(w, r)
+	if !ok {
+		return
+	}
+	msg, m, ok := h.readMessage(w, r, false)
+	if !ok {
+		return
+	}
+	k := connKey{shapeContract, id}
+	c := h.lookup(k)
+	if c == nil {
+		if m.Method != acp.MethodInitialize {
+			httpError(w, http.StatusNotFound, "unknown client_id "+quote(id)+": open GET /acp/sse?client_id=ID (or POST initialize) first")
+			return
+		}
+		var err error
+		if c, err = h.open(k); err != nil {
+			openStatus(w, err)
+			return
+		}
+	}
+	c.hold()
+	defer c.release()
+	if err := c.deliver(r.Context(), msg); err != nil {
+		httpError(w, http.StatusNotFound, "client_id "+quote(id)+": "+err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// contractGet handles GET /acp/sse: the client's stream, opening its
+// connection if it has none.
+func (h *HTTPHandler) contractGet(w http.ResponseWriter, r *http.Request) {
+	id, ok := clientID(w, r)
+	if !ok {
+		return
+	}
+	c, err := h.open(connKey{shapeContract, id})
+	if err != nil {
+		openStatus(w, err)
+		return
+	}
+	at, err := c.main.attach(lastEventID(r))
+	if err != nil {
+		httpError(w, http.StatusConflict, "client_id "+quote(id)+": "+err.Error()+
+			" (reconnect with the Last-Event-ID of the last event received)")
+		return
+	}
+	h.stream(w, r, c, c.main, at)
+}
+
+// contractDelete handles DELETE /acp/sse: the client leaves; its sessions
+// are closed and their processes stopped.
+func (h *HTTPHandler) contractDelete(w http.ResponseWriter, r *http.Request) {
+	id, ok := clientID(w, r)
+	if !ok {
+		return
+	}
+	c := h.lookup(connKey{shapeContract, id})
+	if c == nil {
+		httpError(w, http.StatusNotFound, "unknown client_id "+quote(id))
+		return
+	}
+	c.end("DELETE")
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// maxClientID bounds a client_id.
+const maxClientID = 256
+
+// clientID returns the client_id query parameter, or answers 400.
+func clientID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.URL.Query().Get("client_id")
+	switch {
+	case id == "":
+		httpError(w, http.StatusBadRequest, "missing client_id query parameter (for example "+r.URL.Path+"?client_id=ID)")
+		return "", false
+	case len(id) > maxClientID || !validClientID(id):
+		httpError(w, http.StatusBadRequest, "invalid client_id: use up to "+strconv.Itoa(maxClientID)+" letters, digits and . _ - : ~")
+		return "", false
+	}
+	return id, true
+}
+
+func validClientID(id string) bool {
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case r == '.', r == '_', r == '-', r == ':', r == '~':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// readMessage reads one POSTed JSON-RPC message, or answers: 415 for a
+// body that is not JSON (a missing Content-Type is accepted unless
+// needType), 413 for one over the size limit, 400 for invalid JSON, a
+// batch, or anything but an object. Whether the object is a valid JSON-RPC
+// message is left to the connection, which answers like over stdio.
+func (h *HTTPHandler) readMessage(w http.ResponseWriter, r *http.Request, needType bool) ([]byte, head, bool) {
+	ct := r.Header.Get("Content-Type")
+	if ct != "" || needType {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			httpError(w, http.StatusUnsupportedMediaType, "unsupported media type: send one JSON-RPC message as Content-Type: application/json")
+			return nil, head{}, false
+		}
+	}
+	limit := h.opts.MaxBodySize
+	tooLarge := "request body exceeds the " + strconv.FormatInt(limit, 10) + "-byte limit"
+	if r.ContentLength > limit {
+		httpError(w, http.StatusRequestEntityTooLarge, tooLarge)
+		return nil, head{}, false
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		httpError(w, http.StatusRequestEntityTooLarge, tooLarge)
+		return nil, head{}, false
+	case err != nil:
+		httpError(w, http.StatusBadRequest, "reading request body: "+err.Error())
+		return nil, head{}, false
+	}
+	data = bytes.TrimSpace(data)
+	reason := ""
+	switch {
+	case len(data) == 0:
+		reason = "empty body: send one JSON-RPC message"
+	case !json.Valid(data):
+		reason = "invalid JSON"
+	case data[0] == '[':
+		reason = "JSON-RPC batches are not supported: send one message per request"
+	case data[0] != '{':
+		reason = "invalid JSON-RPC message: expected a JSON object"
+	}
+	if reason != "" {
+		httpError(w, http.StatusBadRequest, reason)
+		return nil, head{}, false
+	}
+	m, _ := parseHead(data)
+	return data, m, true
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/acpbridge/acpbridge/bridge"
+)
+
+// httpServe holds the serve command's flags.
+type httpServe struct {
+	g              *globals
+	host           string
+	port           int
+	token          string
+	allowedHosts   cli.StringSlice
+	allowedOrigins cli.StringSlice
+	idleTimeout    time.Duration
+	maxConnections int
+	maxBody        int64
+}
+
+// serveCommand is `acpbridge serve [FLAGS] ADAPTER [ADAPTER FLAGS...]`: the
+// adapter commands again, served over HTTP instead of stdio.
+func serveCommand(g *globals) *cli.Command {
+	s := &httpServe{g: g}
+	return &cli.Command{
+		Name:      "serve",
+		Usage:     "serve ACP over HTTP, for clients that are not the agent's parent process (web IDEs, remote hosts)",
+		ArgsUsage: "ADAPTER [ADAPTER FLAGS...]",
+		Description: "Serves the adapter named next (claude, replay) to any number of HTTP clients, each with its own\n" +
+			"ACP connection and sessions. Endpoints: /acp (ACP Streamable HTTP, as the TypeScript SDK's\n" +
+			"experimental HTTP client speaks it), /acp/rpc?client_id=ID and /acp/sse?client_id=ID.\n" +
+			"Loopback only unless --token is set.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "host", Value: "127.0.0.1", EnvVars: []string{"ACPBRIDGE_HOST"},
+				Usage: "address to listen on; anything but loopback requires --token", Destination: &s.host},
+			&cli.IntFlag{Name: "port", Value: 8765, EnvVars: []string{"ACPBRIDGE_PORT"},
+				Usage: "TCP port to listen on (0 picks a free one)", Destination: &s.port},
+			&cli.StringFlag{Name: "token", EnvVars: []string{"ACPBRIDGE_TOKEN"},
+				Usage: "require `TOKEN` from every request as Authorization: Bearer TOKEN", Destination: &s.token},
+			&cli.StringSliceFlag{Name: "allowed-host", EnvVars: []string{"ACPBRIDGE_ALLOWED_HOSTS"},
+				Usage: "also accept this `NAME` in the Host header (a reverse proxy's public name)", Destination: &s.allowedHosts},
+			&cli.StringSliceFlag{Name: "allowed-origin", EnvVars: []string{"ACPBRIDGE_ALLOWED_ORIGINS"},
+				Usage: "also accept browser requests from this `ORIGIN` (https://ide.example.com), with CORS", Destination: &s.allowedOrigins},
+			&cli.DurationFlag{Name: "idle-timeout", Value: 5 * time.Minute, EnvVars: []string{"ACPBRIDGE_IDLE_TIMEOUT"},
+				Usage: "close a connection with no open stream and no request for this long, stopping its sessions", Destination: &s.idleTimeout},
+			&cli.IntFlag{Name: "max-connections", Value: 100, EnvVars: []string{"ACPBRIDGE_MAX_CONNECTIONS"},
+				Usage: "refuse more open connections than this with 503", Destination: &s.maxConnections},
+			&cli.Int64Flag{Name: "max-body", Value: 16 << 20, EnvVars: []string{"ACPBRIDGE_MAX_BODY"},
+				Usage: "refuse a POSTed message larger than this many bytes with 413", Destination: &s.maxBody},
+		},
+		Subcommands: []*cli.Command{
+			claudeCommand(g, s.serve),
+			replayCommand(g, s.serve),
+		},
+		HideHelpCommand: true,
+	}
+}
+
+// serve runs the bridge for a over HTTP until the process is told to stop.
+func (s *httpServe) serve(c *cli.Context, a bridge.Adapter) error {
+	defer a.Close()
+	if err := s.check(); err != nil {
+		return err
+	}
+	addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("listening on %s: %v", addr, err), 1)
+	}
+	opts := bridge.HTTPOptions{
+		Token:          s.token,
+		AllowedHosts:   s.allowedHosts.Value(),
+		AllowedOrigins: s.allowedOrigins.Value(),
+		MaxBodySize:    s.maxBody,
+		MaxConnections: s.maxConnections,
+		IdleTimeout:    s.idleTimeout,
+	}
+	if s.host != "" && net.ParseIP(s.host) == nil {
+		opts.AllowedHosts = append(opts.AllowedHosts, s.host)
+	}
+	log := s.g.logger
+	log.Info().Str("addr", ln.Addr().String()).Str("url", "http://"+ln.Addr().String()+"/acp").
+		Bool("token", s.token != "").Msg("listening")
+	srv := bridge.New(a, bridge.Options{Version: version, Logger: log, Trace: s.g.tracer})
+	err = srv.ServeListener(c.Context, ln, opts)
+	log.Info().Msg("stopped serving")
+	return err
+}
+
+// check validates the flags: a token is required off loopback.
+func (s *httpServe) check() error {
+	if s.port < 0 || s.port > 65535 {
+		return cli.Exit(fmt.Sprintf("--port %d is not a TCP port", s.port), 2)
+	}
+	for _, n := range []struct {
+		name string
+		v    int64
+	}{{"--max-connections", int64(s.maxConnections)}, {"--max-body", s.maxBody}, {"--idle-timeout", int64(s.idleTimeout)}} {
+		if n.v <= 0 {
+			return cli.Exit(n.name+" must be positive", 2)
+		}
+	}
+	if s.token == "" && !isLoopbackHost(s.host) {
+		return cli.Exit(fmt.Sprintf("--host %q is not a loopback address: set --token (or ACPBRIDGE_TOKEN) "+
+			"so that only clients that have it get in", s.host), 2)
+	}
+	return nil
+}
+
+// isLoopbackHost reports whether host names only this machine.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
