@@ -222,7 +222,7 @@ func (h *HTTPHandler) open(k connKey) (*httpConn, error) {
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		err := h.srv.serve(h.ctx, c)
+		err := h.srv.serve(h.ctx, c, c.log)
 		h.forget(c)
 		h.mu.Lock()
 		h.live--

@@ -66,7 +66,7 @@ func newHTTPConn(h *HTTPHandler, k connKey) *httpConn {
 		initial:  make(map[string]chan []byte),
 	}
 	if t := h.srv.opts.Trace; t != nil {
-		c.trace = t.Editor
+		c.trace = t.EditorConn(k.id)
 	}
 	c.mu.Lock()
 	c.armIdle()

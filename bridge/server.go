@@ -65,12 +65,13 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		trace = s.opts.Trace.Editor
 	}
 	st := jsonrpc.NewStdio(r, w, jsonrpc.StdioOptions{MaxMessageSize: s.opts.MaxMessageSize, Trace: trace})
-	return s.serve(ctx, st)
+	return s.serve(ctx, st, s.opts.Logger)
 }
 
-// serve runs one connection over st until it ends, then tears it down.
-func (s *Server) serve(ctx context.Context, st jsonrpc.Stream) error {
-	c := s.newConnection()
+// serve runs one connection over st until it ends, then tears it down. log
+// carries what tells this connection from others (the HTTP client id).
+func (s *Server) serve(ctx context.Context, st jsonrpc.Stream, log zerolog.Logger) error {
+	c := s.newConnection(log)
 	// The read loop starts inside NewConn; handlers wait for c.conn to be
 	// set before they use it (see ready).
 	c.conn = jsonrpc.NewConn(ctx, st, jsonrpc.Options{
@@ -109,11 +110,11 @@ type connection struct {
 	closing     bool                       // guarded by mu; no new sessions once set
 }
 
-func (s *Server) newConnection() *connection {
+func (s *Server) newConnection(log zerolog.Logger) *connection {
 	return &connection{
 		srv:      s,
 		ready:    make(chan struct{}),
-		log:      s.opts.Logger,
+		log:      log,
 		sessions: make(map[acp.SessionID]*session),
 	}
 }

@@ -32,11 +32,19 @@ func NewTrace(w io.Writer) *Trace {
 
 // Editor records a frame on the editor side; in is true for frames read
 // from the editor.
-func (t *Trace) Editor(in bool, msg []byte) {
+func (t *Trace) Editor(in bool, msg []byte) { t.editor("", in, msg) }
+
+// EditorConn returns Editor for one of several editor connections (HTTP
+// clients): its lines carry "conn":id so they can be told apart.
+func (t *Trace) EditorConn(id string) func(in bool, msg []byte) {
+	return func(in bool, msg []byte) { t.editor(id, in, msg) }
+}
+
+func (t *Trace) editor(conn string, in bool, msg []byte) {
 	if in {
-		t.write("editor->bridge", msg)
+		t.write(conn, "editor->bridge", msg)
 	} else {
-		t.write("bridge->editor", msg)
+		t.write(conn, "bridge->editor", msg)
 	}
 }
 
@@ -44,19 +52,26 @@ func (t *Trace) Editor(in bool, msg []byte) {
 // lines the bridge wrote to the agent.
 func (t *Trace) Agent(toAgent bool, line []byte) {
 	if toAgent {
-		t.write("bridge->agent", line)
+		t.write("", "bridge->agent", line)
 	} else {
-		t.write("agent->bridge", line)
+		t.write("", "agent->bridge", line)
 	}
 }
 
-func (t *Trace) write(dir string, msg []byte) {
+func (t *Trace) write(conn, dir string, msg []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	b := t.buf[:0]
 	b = append(b, `{"time":"`...)
 	b = t.now().UTC().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","dir":"`...)
+	if conn != "" {
+		b = append(b, `","conn":`...)
+		b = strconv.AppendQuote(b, conn)
+		b = append(b, ',')
+	} else {
+		b = append(b, `",`...)
+	}
+	b = append(b, `"dir":"`...)
 	b = append(b, dir...)
 	if json.Valid(msg) {
 		b = append(b, `","msg":`...)
