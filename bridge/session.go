@@ -126,7 +126,7 @@ func (c *connection) loadSession(ctx context.Context, params json.RawMessage) (a
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
-	st, s, err := c.reopen(req.SessionID, func(cl *sessionClient) (acp.Session, error) {
+	st, s, err := c.reopen(req.SessionID, false, func(cl *sessionClient) (acp.Session, error) {
 		return l.LoadSession(ctx, req, cl)
 	})
 	if err != nil {
@@ -145,7 +145,7 @@ func (c *connection) resumeSession(ctx context.Context, params json.RawMessage) 
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
-	st, s, err := c.reopen(req.SessionID, func(cl *sessionClient) (acp.Session, error) {
+	st, s, err := c.reopen(req.SessionID, true, func(cl *sessionClient) (acp.Session, error) {
 		return r.ResumeSession(ctx, req, cl)
 	})
 	if err != nil {
@@ -157,13 +157,25 @@ func (c *connection) resumeSession(ctx context.Context, params json.RawMessage) 
 // reopen opens a stored session through open and registers it. The client
 // knows the id already (it asked for it), so updates go out at once: a load
 // replays its history before the answer, as ACP requires.
-func (c *connection) reopen(id acp.SessionID, open func(*sessionClient) (acp.Session, error)) (SessionState, *session, error) {
+//
+// A session already open on this connection is how a client re-attaches
+// after losing messages (Streamable HTTP answers 409 until it does): resume
+// answers the open session's state, and load closes it and loads it again,
+// replaying the whole history. Neither is allowed while a turn runs.
+func (c *connection) reopen(id acp.SessionID, resume bool, open func(*sessionClient) (acp.Session, error)) (SessionState, *session, error) {
 	if err := c.requireAuth(); err != nil {
 		return SessionState{}, nil, err
 	}
-	if c.session(id) != nil {
-		return SessionState{}, nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
-			"Invalid request: session "+string(id)+" is already open on this connection", nil)
+	if old := c.session(id); old != nil {
+		if old.running() {
+			return SessionState{}, nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
+				"Invalid request: session "+string(id)+" has a turn running; send session/cancel first", nil)
+		}
+		if resume {
+			return old.impl.State(), old, nil
+		}
+		c.forget(old)
+		old.close()
 	}
 	cl := c.newSessionClient(true)
 	cl.bind(id)
@@ -206,10 +218,24 @@ func (c *connection) closeSession(_ context.Context, params json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	delete(c.sessions, req.SessionID)
-	c.mu.Unlock()
+	c.forget(s)
 	s.close()
 	c.log.Info().Str("session", string(s.id)).Msg("session closed")
 	return acp.CloseSessionResponse{}, nil
+}
+
+// forget removes s from the connection, if it is still the registered one.
+func (c *connection) forget(s *session) {
+	c.mu.Lock()
+	if c.sessions[s.id] == s {
+		delete(c.sessions, s.id)
+	}
+	c.mu.Unlock()
+}
+
+// running reports whether a turn is in progress.
+func (s *session) running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn != nil
 }

@@ -30,14 +30,44 @@ func TestLoadReplaysHistoryBeforeTheAnswer(t *testing.T) {
 	if r, _ := e.result(e.call("session/prompt", prompt("stored"))); r["stopReason"] != "end_turn" {
 		t.Errorf("prompt on loaded session: %v", r)
 	}
-	// Loading it again while open is refused; unknown ids are not found.
-	ans, _ := e.answer(e.call("session/load", map[string]any{"sessionId": "stored", "cwd": "/tmp", "mcpServers": []any{}}))
-	if ans["error"].(map[string]any)["code"] != float64(-32600) {
-		t.Errorf("second load: %v", ans)
+	// Loading it again while it is open re-attaches: the open session is
+	// closed and the history replayed again (a client that lost messages
+	// gets them all back).
+	_, again := e.result(e.call("session/load", map[string]any{"sessionId": "stored", "cwd": "/tmp", "mcpServers": []any{}}))
+	if len(again) != 2 {
+		t.Errorf("second load replayed %d updates, want the 2 of the history", len(again))
 	}
-	ans, _ = e.answer(e.call("session/load", map[string]any{"sessionId": "missing", "cwd": "/tmp", "mcpServers": []any{}}))
+	if closed := a.closedSessions(); len(closed) != 1 || closed[0] != "stored" {
+		t.Errorf("closed sessions after the second load = %v, want the first instance closed", closed)
+	}
+	e.next() // its available_commands_update
+	// Unknown ids are not found.
+	ans, _ := e.answer(e.call("session/load", map[string]any{"sessionId": "missing", "cwd": "/tmp", "mcpServers": []any{}}))
 	if ans["error"].(map[string]any)["code"] != float64(-32002) {
 		t.Errorf("load of unknown id: %v, want -32002", ans)
+	}
+}
+
+func TestReattachRefusedDuringATurn(t *testing.T) {
+	started := make(chan struct{}, 1)
+	a := loadingAdapter{&scriptAdapter{turn: blockingTurn(started)}}
+	e := startEditor(t, a)
+	e.initialize()
+	e.result(e.call("session/resume", map[string]any{"sessionId": "stored", "cwd": "/tmp"}))
+	id := e.call("session/prompt", prompt("stored"))
+	<-started
+	for _, m := range []string{"session/load", "session/resume"} {
+		ans, _ := e.answer(e.call(m, map[string]any{"sessionId": "stored", "cwd": "/tmp", "mcpServers": []any{}}))
+		if ans["error"].(map[string]any)["code"] != float64(-32600) {
+			t.Errorf("%s during a turn: %v, want -32600", m, ans)
+		}
+	}
+	e.notify("session/cancel", map[string]any{"sessionId": "stored"})
+	e.answer(id)
+	// Idle again: resume re-attaches to the open session without closing it.
+	e.result(e.call("session/resume", map[string]any{"sessionId": "stored", "cwd": "/tmp"}))
+	if n := len(a.closedSessions()); n != 0 {
+		t.Errorf("resume of an open session closed %d sessions, want none", n)
 	}
 }
 
