@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -87,8 +88,26 @@ func (s *Server) serve(ctx context.Context, st jsonrpc.Stream, log zerolog.Logge
 	case <-c.conn.Done():
 	case <-ctx.Done():
 	}
+	// The editor has gone (EOF) or the bridge was told to stop. Running
+	// turns end now, but requests already read still get their answers: a
+	// client may pipe its requests and close stdin at once. The wait is
+	// bounded, so the process still exits within 2 s.
+	c.cancelTurns()
+	drained := make(chan struct{})
+	go func() {
+		c.conn.Wait()
+		close(drained)
+	}()
+	t := time.NewTimer(drainTimeout)
+	select {
+	case <-drained:
+	case <-t.C:
+		c.log.Warn().Dur("after", drainTimeout).Msg("requests still running at shutdown are cancelled")
+	}
+	t.Stop()
 	n := c.shutdown()
 	err := c.conn.Close()
+	<-drained // Close waits for the handlers, so this returns at once
 	c.log.Info().Int("sessions_closed", n).AnErr("cause", err).Msg("editor connection ended")
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
@@ -137,6 +156,23 @@ func (c *connection) preempt(_ context.Context, req *jsonrpc.Request) bool {
 		c.log.Debug().Str("session", string(n.SessionID)).Msg("session/cancel for unknown session ignored")
 	}
 	return true
+}
+
+// drainTimeout bounds how long shutdown lets requests already read finish.
+const drainTimeout = 500 * time.Millisecond
+
+// cancelTurns ends every running turn (answered "cancelled") and withdraws
+// pending permission requests, without closing the sessions.
+func (c *connection) cancelTurns() {
+	c.mu.Lock()
+	all := make([]*session, 0, len(c.sessions))
+	for _, s := range c.sessions {
+		all = append(all, s)
+	}
+	c.mu.Unlock()
+	for _, s := range all {
+		s.cancel()
+	}
 }
 
 // shutdown cancels every turn and closes every session, in parallel. It

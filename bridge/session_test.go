@@ -170,3 +170,36 @@ func TestAuthenticationRequired(t *testing.T) {
 		t.Errorf("prompt after logout: %v, want -32000", ans)
 	}
 }
+
+// TestRequestsPipedBeforeEOFAreAnswered sends a burst of requests and closes
+// stdin at once, as a scripted client does: every request gets its answer
+// before the bridge exits, and a running turn ends cancelled.
+func TestRequestsPipedBeforeEOFAreAnswered(t *testing.T) {
+	started := make(chan struct{}, 1)
+	e := startEditor(t, loadingAdapter{&scriptAdapter{turn: blockingTurn(started)}})
+	e.initialize()
+	sid := e.newSession()
+	prompt := e.call("session/prompt", prompt(sid))
+	<-started
+	ids := []int{
+		e.call("session/new", map[string]any{"cwd": "/tmp", "mcpServers": []any{}}),
+		e.call("session/list", map[string]any{}),
+		e.call("session/load", map[string]any{"sessionId": "stored", "cwd": "/tmp", "mcpServers": []any{}}),
+		e.call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "plan"}),
+	}
+	e.w.Close()
+	answered := map[float64]map[string]any{}
+	for m := range e.frames {
+		if m["method"] == nil {
+			answered[m["id"].(float64)] = m
+		}
+	}
+	for _, id := range ids {
+		if answered[float64(id)] == nil {
+			t.Errorf("request %d was never answered", id)
+		}
+	}
+	if res, _ := answered[float64(prompt)]["result"].(map[string]any); res["stopReason"] != "cancelled" {
+		t.Errorf("running turn answered %v at EOF, want stopReason cancelled", answered[float64(prompt)])
+	}
+}
