@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 
 // Options configure an Adapter. The zero value runs "claude" from PATH.
 type Options struct {
-	// Path is the CLI executable (default "claude").
+	// Path is the CLI executable (default "claude", looked up in PATH).
+	// With the default Launch, a session cannot be opened while it is
+	// missing or not executable.
 	Path string
 	// PermissionMode and Model are the initial mode and model; empty means
 	// the CLI's defaults.
@@ -33,7 +36,9 @@ type Options struct {
 	// Trace, if set, sees every line written to (toAgent) or read from the
 	// CLI. The line is valid only during the call: read buffers are reused.
 	Trace func(toAgent bool, line []byte)
-	// Env holds extra "KEY=value" entries for the CLI's environment.
+	// Env holds extra "KEY=value" entries for the CLI's environment. It
+	// also decides where stored sessions are read for load, resume and
+	// list: $CLAUDE_CONFIG_DIR, else $HOME/.claude, as the CLI sees them.
 	Env []string
 	// CancelGrace is how long a cancelled turn waits for the CLI to wind
 	// down after the interrupt before its process is stopped (default 10s).
@@ -52,7 +57,11 @@ type Options struct {
 // Adapter serves ACP sessions from Claude Code. Its methods are safe for
 // concurrent use.
 type Adapter struct {
-	opts Options
+	opts  Options
+	store store // where the CLI keeps its transcripts
+	// lookPath makes opening a session fail at once when the executable
+	// is missing; only with the default launcher (proc.Start).
+	lookPath bool
 
 	mu       sync.Mutex
 	sessions map[acp.SessionID]*Session // guarded by mu
@@ -64,6 +73,7 @@ func New(opts Options) *Adapter {
 	if opts.Path == "" {
 		opts.Path = "claude"
 	}
+	lookPath := opts.Launch == nil
 	if opts.Launch == nil {
 		opts.Launch = proc.Start
 	}
@@ -76,7 +86,11 @@ func New(opts Options) *Adapter {
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second
 	}
-	return &Adapter{opts: opts, sessions: map[acp.SessionID]*Session{}}
+	a := &Adapter{opts: opts, store: newStore(opts.Env), lookPath: lookPath, sessions: map[acp.SessionID]*Session{}}
+	if err := a.checkPath(); err != nil {
+		opts.Logger.Warn().Str("adapter", "claude").Msg(err.Error())
+	}
+	return a
 }
 
 // Info describes Claude Code: images and embedded context in prompts, MCP
@@ -93,8 +107,12 @@ func (a *Adapter) Info() acp.AgentInfo {
 }
 
 // NewSession starts a session. The CLI starts in the background; a failure
-// to start is reported by the first Prompt.
+// to start is reported by the first Prompt, except a missing executable,
+// which is reported here.
 func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error) {
+	if err := a.checkPath(); err != nil {
+		return nil, err
+	}
 	s, err := a.OpenSession(OpenOptions{ID: acp.SessionID(a.opts.NewSessionID()), Cwd: req.Cwd,
 		AdditionalDirectories: req.AdditionalDirectories, McpServers: req.McpServers}, c)
 	if err != nil {
@@ -157,6 +175,23 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 		<-r.ready
 	}
 	return s, nil
+}
+
+// checkPath reports a CLI executable that cannot be run (not installed, not
+// on PATH, not executable) when a session is opened, rather than at its
+// first prompt: the editor shows the error where the user acts, and with
+// what to do about it. It costs a few stat calls, not a process start.
+func (a *Adapter) checkPath() error {
+	if !a.lookPath {
+		return nil
+	}
+	if _, err := exec.LookPath(a.opts.Path); err != nil {
+		msg := fmt.Sprintf("Claude Code cannot be started from %q: %v. Install Claude Code "+
+			"(npm install -g @anthropic-ai/claude-code) or give the path of its executable with "+
+			"--claude-path or ACPBRIDGE_CLAUDE_PATH", a.opts.Path, err)
+		return acp.NewError(acp.CodeInternalError, msg, map[string]any{"path": a.opts.Path})
+	}
+	return nil
 }
 
 // forget drops a closed session.

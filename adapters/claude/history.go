@@ -64,15 +64,24 @@ func promptUpdates(content gjson.Result) []acp.SessionUpdate {
 	}
 	var out []acp.SessionUpdate
 	for _, b := range content.Array() {
-		switch b.Get("type").String() {
-		case "text":
-			out = append(out, chunk(acp.TextBlock(b.Get("text").String())))
-		case "image":
-			if b.Get("source.type").String() == "base64" {
-				out = append(out, chunk(acp.ContentBlock{Image: &acp.ImageContent{
-					Data: b.Get("source.data").String(), MimeType: b.Get("source.media_type").String()}}))
-			}
+		if cb, ok := promptBlock(b); ok {
+			out = append(out, chunk(cb))
 		}
 	}
 	return out
+}
+
+// promptBlock is the ACP form of one content block of a user message:
+// text, or a base64 image. Other blocks (tool results, documents) have none.
+func promptBlock(b gjson.Result) (acp.ContentBlock, bool) {
+	switch b.Get("type").String() {
+	case "text":
+		return acp.TextBlock(b.Get("text").String()), true
+	case "image":
+		if b.Get("source.type").String() == "base64" {
+			return acp.ContentBlock{Image: &acp.ImageContent{
+				Data: b.Get("source.data").String(), MimeType: b.Get("source.media_type").String()}}, true
+		}
+	}
+	return acp.ContentBlock{}, false
 }

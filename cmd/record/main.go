@@ -9,6 +9,11 @@
 //
 //	go run ./cmd/record -scenario demo -out fixtures/claude/demo.txtar
 //	go run ./cmd/record -all
+//	go run ./cmd/record -scenario demo -transcripts fixtures/claude/transcripts
+//
+// With -transcripts, the transcript the CLI stores for the session (the file
+// session/load reads) is saved too, normalized the same way, without the
+// bookkeeping lines that hold whole API request bodies.
 //
 // The CLI comes from -claude, else $CLAUDE_BIN, else scripts/install-claude.sh
 // (which installs the pinned version into .cache/claude). Each run gets a fresh
@@ -32,9 +37,12 @@ type config struct {
 	version   string
 	scenarios string
 	outDir    string
-	timeout   time.Duration
-	settle    time.Duration
-	verbose   bool
+	// transcripts, if set, is where the CLI's own session transcript
+	// (its JSONL file under the config dir) is also saved, as NAME.jsonl.
+	transcripts string
+	timeout     time.Duration
+	settle      time.Duration
+	verbose     bool
 }
 
 func main() {
@@ -52,6 +60,7 @@ func run() error {
 	flag.StringVar(&cfg.claude, "claude", os.Getenv("CLAUDE_BIN"), "Claude Code executable (default $CLAUDE_BIN, else scripts/install-claude.sh)")
 	flag.StringVar(&cfg.scenarios, "scenarios", "fixtures/claude/scenarios", "directory of scenario files")
 	flag.StringVar(&cfg.outDir, "dir", "fixtures/claude", "directory for fixtures (with -all or without -out)")
+	flag.StringVar(&cfg.transcripts, "transcripts", "", "also save each session's transcript file as DIR/NAME.jsonl (e.g. fixtures/claude/transcripts)")
 	flag.DurationVar(&cfg.timeout, "timeout", 90*time.Second, "limit for each host action that waits")
 	flag.DurationVar(&cfg.settle, "settle", 400*time.Millisecond, "quiet time on stdout before the host writes")
 	flag.BoolVar(&cfg.verbose, "v", false, "log host actions and model requests")

@@ -124,6 +124,13 @@ func record(ctx context.Context, cfg *config, name, path string) (err error) {
 	if err != nil {
 		return err
 	}
+	if cfg.transcripts != "" {
+		dst := filepath.Join(cfg.transcripts, name+".jsonl")
+		if err := saveTranscript(norm, transcriptPath(env, dirs.project, session), dst); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "record: %s transcript -> %s\n", name, dst)
+	}
 	meta := fmt.Sprintf("adapter: claude\ncli: claude %s\nsession: %s\ncwd: %s\nhome: %s\nrecorded: go run ./cmd/record -scenario %s\nexit: %d\n",
 		cfg.version, session, placeProject, placeHome, name, exit)
 	return writeFixture(path, fixtureComment(rec, name), meta, fixtures.FormatScript(steps))

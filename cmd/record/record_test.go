@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,8 @@ func TestRecordReproducible(t *testing.T) {
 		}
 		bin = matches[0]
 	}
-	cfg := &config{claude: bin, scenarios: scenarioDir, timeout: time.Minute, settle: 400 * time.Millisecond, verbose: testing.Verbose()}
+	cfg := &config{claude: bin, scenarios: scenarioDir, timeout: time.Minute, settle: 400 * time.Millisecond, verbose: testing.Verbose(),
+		transcripts: t.TempDir()}
 	if err := cfg.findCLI(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -122,5 +124,33 @@ func TestRecordReproducible(t *testing.T) {
 		if got.File.Comment != want.File.Comment {
 			t.Errorf("%s: comment differs", name)
 		}
+		gotT, err := os.ReadFile(filepath.Join(cfg.transcripts, name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantT, err := os.ReadFile(filepath.Join(transcriptDir, name+".jsonl")); err != nil || !sameTranscript(gotT, wantT) {
+			t.Errorf("%s: re-recorded session transcript differs from the committed one (%v); re-record with -transcripts %s",
+				name, err, "fixtures/claude/transcripts")
+		}
 	}
+}
+
+// sameTranscript compares two recorded transcripts: the conversation
+// entries (lines with a uuid) in order, the bookkeeping lines as a set (the
+// CLI writes some of them from timers, so where they fall varies).
+func sameTranscript(a, b []byte) bool {
+	split := func(data []byte) (conv, other []string) {
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if strings.Contains(l, `"uuid":`) {
+				conv = append(conv, l)
+			} else {
+				other = append(other, l)
+			}
+		}
+		slices.Sort(other)
+		return conv, other
+	}
+	ca, oa := split(a)
+	cb, ob := split(b)
+	return slices.Equal(ca, cb) && slices.Equal(oa, ob)
 }
