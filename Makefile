@@ -46,6 +46,14 @@ e2e-deps: e2e/http/node_modules/.package-lock.json
 e2e/http/node_modules/.package-lock.json: e2e/http/package.json e2e/http/package-lock.json
 	npm ci --silent --no-audit --no-fund --prefix e2e/http
 
+# The pinned Claude Code CLI (npm @anthropic-ai/claude-code, its native
+# binary) into .cache/claude, for the end-to-end tests of `acpbridge claude`
+# (they skip without it outside CI). Idempotent: nothing is fetched when the
+# pinned version is there.
+.PHONY: claude-cli
+claude-cli:
+	scripts/install-claude.sh >/dev/null
+
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
 

@@ -1,0 +1,446 @@
+//go:build linux
+
+package main_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+)
+
+// The end-to-end tests of `acpbridge claude` run the real Claude Code CLI
+// (npm @anthropic-ai/claude-code, pinned by scripts/install-claude.sh)
+// against the scripted Messages API stand-in (fixtures/modelserver), each
+// test in its own HOME, CLAUDE_CONFIG_DIR and project directory, driven by
+// the independent Go ACP SDK.
+
+// e2eRepoRoot is the module root.
+func e2eRepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// e2eClaudeCLI finds the Claude Code executable: $CLAUDE_BIN, else the one
+// scripts/install-claude.sh puts under .cache/claude. Without it the test
+// is skipped, except under CI=true, where it must run.
+func e2eClaudeCLI(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("CLAUDE_BIN"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("CLAUDE_BIN: %v", err)
+		}
+		return p
+	}
+	matches, _ := filepath.Glob(filepath.Join(e2eRepoRoot(), ".cache", "claude", "node_modules", "@anthropic-ai", "claude-code-*", "claude"))
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && fi.Mode()&0o111 != 0 {
+			return m
+		}
+	}
+	msg := "Claude Code CLI not installed: run scripts/install-claude.sh (it installs the pinned version into .cache/claude), or set CLAUDE_BIN"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// e2eScenario is a scenario file: the model's part plus the project files
+// to create before the CLI starts (the recorder's "files" key).
+type e2eScenario struct {
+	model *modelserver.Scenario
+	files map[string]string
+}
+
+// e2eLoadScenario reads fixtures/claude/scenarios/e2e/NAME.json, or a
+// recording scenario fixtures/claude/scenarios/NAME.json.
+func e2eLoadScenario(t *testing.T, name string) e2eScenario {
+	t.Helper()
+	dir := filepath.Join(e2eRepoRoot(), "fixtures", "claude", "scenarios")
+	path := filepath.Join(dir, "e2e", name+".json")
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join(dir, name+".json")
+	}
+	sc, err := modelserver.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var extra struct {
+		Files map[string]string `json:"files"`
+	}
+	if err := json.Unmarshal(data, &extra); err != nil {
+		t.Fatal(err)
+	}
+	return e2eScenario{model: sc, files: extra.Files}
+}
+
+// e2eWorld is one test's isolated world: a HOME (with its
+// CLAUDE_CONFIG_DIR), a TMPDIR, a project directory and a model server
+// playing the scenario. Bridges started in it share all of these, as a
+// user's successive editor sessions share their machine.
+type e2eWorld struct {
+	t                     *testing.T
+	cli                   string // the real CLI
+	root, home, tmp, proj string
+	sc                    *modelserver.Scenario // as written (placeholders unexpanded)
+	srv                   *modelserver.Server
+	env                   []string // the bridge's (and so the CLI's) environment
+	schema                *acptest.Validator
+	bridges               int // bridges started so far
+
+	// claudePath is what the bridge runs (the CLI, or a wrapper that execs
+	// it); set before start.
+	claudePath string
+
+	mu    sync.Mutex
+	pgids map[int]bool // process groups of the CLIs seen; guarded by mu
+}
+
+func newE2EWorld(t *testing.T, scenario string) *e2eWorld {
+	t.Helper()
+	cli := e2eClaudeCLI(t)
+	sc := e2eLoadScenario(t, scenario)
+	// Short paths: the CLI names per-project state after the directory.
+	root, err := os.MkdirTemp("", "acpb-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &e2eWorld{t: t, cli: cli, root: root, sc: sc.model, pgids: map[int]bool{}, schema: acptest.Load(t),
+		home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp"), proj: filepath.Join(root, "project")}
+	w.claudePath = cli
+	for _, d := range []string{w.home, w.tmp, w.proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, content := range sc.files {
+		p := filepath.Join(w.proj, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.srv = modelserver.New(sc.model.Expand(map[string]string{"cwd": w.proj, "home": w.home}), modelserver.Options{})
+	url := w.srv.Start()
+	w.env = modelserver.ClaudeEnv(url, w.home, w.tmp)
+	// Cleanups run last-in first-out: bridges stop (and are checked for
+	// leftovers) before the server closes and the directories go.
+	t.Cleanup(func() {
+		w.srv.Close()
+		if t.Failed() {
+			t.Logf("kept %s for inspection", root)
+			return
+		}
+		os.RemoveAll(root)
+	})
+	return w
+}
+
+// e2eBridge is one running `acpbridge claude` with an SDK client
+// connection to it.
+type e2eBridge struct {
+	w      *e2eWorld
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *lockedBuffer
+	check  *acptest.Checker
+	trace  string
+	conn   *sdk.ClientSideConnection
+	client *e2eClient
+	init   sdk.InitializeResponse
+
+	stopOnce sync.Once
+	copied   chan struct{}
+	pr       *io.PipeReader
+}
+
+// start runs a bridge in the world, initializes it and returns it. Every
+// frame it writes is validated against the ACP schema; its debug log and a
+// trace of both protocols are shown if the test fails.
+func (w *e2eWorld) start() *e2eBridge {
+	t := w.t
+	t.Helper()
+	b := &e2eBridge{w: w, stderr: &lockedBuffer{}, check: w.schema.NewChecker(), client: newE2EClient(),
+		copied: make(chan struct{})}
+	b.trace = filepath.Join(w.root, fmt.Sprintf("trace-%d.jsonl", w.bridges))
+	w.bridges++
+	b.cmd = exec.Command(binPath, "--log-level", "debug", "--log-format", "json", "--trace", b.trace,
+		"claude", "--claude-path", w.claudePath)
+	b.cmd.Env = w.env
+	b.cmd.Dir = w.proj
+	b.cmd.Stderr = b.stderr
+	b.cmd.WaitDelay = 5 * time.Second
+	in, err := b.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.stdin = &checkedWriter{w: in, check: b.check}
+	out, err := b.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	b.pr = pr
+	go func() {
+		defer close(b.copied)
+		r := bufio.NewReader(out)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				if cerr := b.check.AgentFrame(line); cerr != nil {
+					t.Errorf("bridge stdout: %v", cerr)
+				}
+				pw.Write(line)
+			}
+			if err != nil {
+				pw.Close()
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { b.stop() })
+	b.conn = sdk.NewClientSideConnection(b.client, b.stdin, pr)
+	b.conn.SetLogger(quietLogger())
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	b.init, err = b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientInfo: &sdk.Implementation{Name: "acp-go-sdk e2e", Version: "0.13.5"}})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return b
+}
+
+// newSession opens a session in the world's project directory.
+func (b *e2eBridge) newSession(ctx context.Context, mcp ...sdk.McpServer) sdk.NewSessionResponse {
+	b.w.t.Helper()
+	if mcp == nil {
+		mcp = []sdk.McpServer{}
+	}
+	res, err := b.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: b.w.proj, McpServers: mcp})
+	if err != nil {
+		b.w.t.Fatalf("session/new: %v", err)
+	}
+	return res
+}
+
+// waitStarted waits until the session's CLI has started and the bridge
+// has reported what it learnt from it (slash commands and config options),
+// so that later updates belong to what the test does next.
+func (b *e2eBridge) waitStarted(ctx context.Context) {
+	b.w.t.Helper()
+	c := b.client
+	err := c.waitFor(ctx, "the CLI's commands and config options", func() bool {
+		return c.countLocked(0, func(u sdk.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil }) > 0 &&
+			c.countLocked(0, func(u sdk.SessionUpdate) bool { return u.ConfigOptionUpdate != nil }) > 0
+	})
+	if err != nil {
+		b.w.t.Fatal(err)
+	}
+}
+
+// prompt runs one turn with a text prompt.
+func (b *e2eBridge) prompt(ctx context.Context, sid sdk.SessionId, text string) (sdk.PromptResponse, error) {
+	res, err := b.conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+	b.track()
+	return res, err
+}
+
+// mustPrompt runs a turn that must end with want.
+func (b *e2eBridge) mustPrompt(ctx context.Context, sid sdk.SessionId, text string, want sdk.StopReason) {
+	b.w.t.Helper()
+	res, err := b.prompt(ctx, sid, text)
+	if err != nil {
+		b.w.t.Fatalf("session/prompt %q: %v", text, err)
+	}
+	if res.StopReason != want {
+		b.w.t.Fatalf("session/prompt %q: stopReason %q, want %q", text, res.StopReason, want)
+	}
+}
+
+// cliPids returns the bridge's children: the CLI processes it runs.
+func (b *e2eBridge) cliPids() []int {
+	if b.cmd.Process == nil {
+		return nil
+	}
+	return e2eChildren(b.cmd.Process.Pid)
+}
+
+// track records the process groups of the bridge's current children, to
+// check after the bridge has gone that none of them has a survivor.
+func (b *e2eBridge) track() {
+	for _, pid := range b.cliPids() {
+		if pg, err := syscall.Getpgid(pid); err == nil {
+			b.w.mu.Lock()
+			b.w.pgids[pg] = true
+			b.w.mu.Unlock()
+		}
+	}
+}
+
+// stop closes the bridge's stdin (the editor went away), waits for it to
+// exit and checks that nothing it started survives: no process in the
+// groups of its CLIs and no process working in, or living off, the
+// world's directories. It is idempotent.
+func (b *e2eBridge) stop() {
+	t := b.w.t
+	b.stopOnce.Do(func() {
+		b.track()
+		b.stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- b.cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("bridge exited with %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("bridge did not exit within 10s of stdin EOF")
+			b.cmd.Process.Kill()
+			<-done
+		}
+		b.pr.Close()
+		<-b.copied
+		if t.Failed() {
+			t.Logf("bridge stderr (tail):\n%s", e2eTail(b.stderr.String(), 60))
+			if data, err := os.ReadFile(b.trace); err == nil {
+				t.Logf("trace (tail):\n%s", e2eTail(string(data), 120))
+			}
+		}
+		b.w.checkNoSurvivors()
+	})
+}
+
+// checkNoSurvivors fails the test for any live process in a CLI's group or
+// whose working directory or HOME lies in the world. The bridge has
+// already exited: it reaps its children's groups before it does.
+func (w *e2eWorld) checkNoSurvivors() {
+	w.mu.Lock()
+	pgids := make(map[int]bool, len(w.pgids))
+	for pg := range w.pgids {
+		pgids[pg] = true
+	}
+	w.mu.Unlock()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() || !alive(pid) {
+			continue
+		}
+		pg, _ := syscall.Getpgid(pid)
+		cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		inWorld := strings.HasPrefix(cwd, w.root+"/") || strings.Contains(string(env), "HOME="+w.home+"\x00")
+		if !pgids[pg] && !inWorld {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		w.t.Errorf("process %d (group %d, cwd %s) survived the bridge: %s", pid, pg, cwd,
+			strings.ReplaceAll(string(cmdline), "\x00", " "))
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// e2eChildren lists the children of pid (of all its threads: the Go runtime
+// forks from any of them).
+func e2eChildren(pid int) []int {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	var out []int
+	for _, task := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if c, err := strconv.Atoi(f); err == nil && alive(c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// e2eCmdline returns a process's arguments.
+func e2eCmdline(pid int) []string {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+}
+
+// e2eTail returns the last n lines of s.
+func e2eTail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// e2eRPCError extracts a JSON-RPC error answered by the bridge.
+func e2eRPCError(err error) (*sdk.RequestError, bool) {
+	var re *sdk.RequestError
+	ok := errors.As(err, &re)
+	return re, ok
+}
+
+// said returns what the scripted model says in the given turns: the text
+// of their blocks of type kind ("text" or "thinking"), joined.
+func (w *e2eWorld) said(kind string, turns ...int) string {
+	var b strings.Builder
+	for _, i := range turns {
+		for _, blk := range w.sc.Turns[i].Blocks {
+			if blk.Type == kind {
+				b.WriteString(blk.Text)
+			}
+		}
+	}
+	return b.String()
+}
+
+// mainRequestsText returns, for each main-loop request the model server
+// received, the concatenated text of its messages (user prompts, tool
+// results and assistant replies), to check what the CLI told the model.
+func (w *e2eWorld) mainRequestsText() []string {
+	var out []string
+	for _, r := range w.srv.MainRequests() {
+		var body struct {
+			Messages []struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		_ = json.Unmarshal(r.Body, &body)
+		var b strings.Builder
+		for _, m := range body.Messages {
+			b.Write(m.Content)
+			b.WriteByte('\n')
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
