@@ -144,6 +144,14 @@ func (t *turn) permission(req canUseTool) {
 		return // withdrawn by the CLI: it wants no answer
 	}
 	t.answerErr(t.r.c.respond(req.reqID, answer))
+	if _, allowed := answer.(allowAnswer); allowed {
+		// The tool runs now: say so, so a long command no longer looks
+		// like it waits for approval.
+		t.s.update(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
+			ToolCallID: acp.ToolCallID(req.toolUseID),
+			Status:     acp.Ptr(acp.ToolCallStatusInProgress),
+		}})
+	}
 }
 
 // ask puts the question to the editor; a nil answer means the CLI gets none:
@@ -156,18 +164,10 @@ func (t *turn) ask(req canUseTool) (answer any, rejectAlways bool) {
 	// The withdrawal that ends req.abort may come behind a full queue of
 	// events that this turn, blocked here, does not consume.
 	defer t.r.c.hold()()
-	info := describeTool(req.tool, gjson.ParseBytes(req.input), t.s.cwd)
 	resp, err := t.s.client.RequestPermission(ctx, acp.RequestPermissionRequest{
 		SessionID: t.s.id,
-		ToolCall: acp.ToolCallUpdate{
-			ToolCallID: acp.ToolCallID(req.toolUseID),
-			Title:      acp.Ptr(info.title),
-			Kind:       acp.Ptr(info.kind),
-			Content:    info.content,
-			Locations:  info.locations,
-			RawInput:   jsonRaw(req.input),
-		},
-		Options: permissionOptions(req.tool),
+		ToolCall:  permissionToolCall(req, t.s.cwd),
+		Options:   permissionOptions(req.tool),
 	})
 	switch {
 	case req.abort.Err() != nil:
@@ -299,4 +299,30 @@ func exitError(err error, tail string) error {
 		msg += ": " + tail
 	}
 	return fmt.Errorf("%w: %s", acp.ErrInternal, msg)
+}
+
+// permissionToolCall describes the tool call a permission question is
+// about. The ToolCallUpdate in a question replaces what the editor shows,
+// so nothing empty may go in: ExitPlanMode, for one, is asked with an empty
+// input, and sending that would wipe the plan the editor already holds.
+// Title and kind come from the tool and always go in.
+func permissionToolCall(req canUseTool, cwd string) acp.ToolCallUpdate {
+	input := gjson.ParseBytes(req.input)
+	info := describeTool(req.tool, input, cwd)
+	tc := acp.ToolCallUpdate{
+		ToolCallID: acp.ToolCallID(req.toolUseID),
+		Title:      acp.Ptr(info.title),
+		Kind:       acp.Ptr(info.kind),
+	}
+	if !input.IsObject() || len(input.Map()) == 0 {
+		return tc
+	}
+	tc.RawInput = jsonRaw(req.input)
+	if len(info.content) > 0 {
+		tc.Content = info.content
+	}
+	if len(info.locations) > 0 {
+		tc.Locations = info.locations
+	}
+	return tc
 }
