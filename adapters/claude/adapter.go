@@ -62,6 +62,8 @@ type Adapter struct {
 	// lookPath makes opening a session fail at once when the executable
 	// is missing; only with the default launcher (proc.Start).
 	lookPath bool
+	// bypass: the CLI is launched so that it accepts bypassPermissions.
+	bypass bool
 
 	mu       sync.Mutex
 	sessions map[acp.SessionID]*Session // guarded by mu
@@ -86,7 +88,8 @@ func New(opts Options) *Adapter {
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second
 	}
-	a := &Adapter{opts: opts, store: newStore(opts.Env), lookPath: lookPath, sessions: map[acp.SessionID]*Session{}}
+	a := &Adapter{opts: opts, store: newStore(opts.Env), lookPath: lookPath, bypass: bypassLaunched(opts),
+		sessions: map[acp.SessionID]*Session{}}
 	if err := a.checkPath(); err != nil {
 		opts.Logger.Warn().Str("adapter", "claude").Msg(err.Error())
 	}
@@ -255,4 +258,18 @@ func newUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// bypassLaunched reports whether the CLI's command line lets a session
+// switch to bypassPermissions (the CLI refuses it otherwise).
+func bypassLaunched(o Options) bool {
+	if o.PermissionMode == "bypassPermissions" {
+		return true
+	}
+	for _, a := range o.ExtraArgs {
+		if a == "--allow-dangerously-skip-permissions" || a == "--dangerously-skip-permissions" {
+			return true
+		}
+	}
+	return false
 }

@@ -90,7 +90,7 @@ func (s *Session) changeMode(m string) {
 		return
 	}
 	s.mode = m
-	opts := configOptions(s.mode, s.model, s.models)
+	opts := configOptions(s.mode, s.model, s.models, s.a.bypass)
 	s.mu.Unlock()
 	s.update(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeID(m)}})
 	s.update(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
@@ -111,7 +111,7 @@ func (s *Session) changeModel(v string) {
 		}
 	}
 	s.model = v
-	opts := configOptions(s.mode, s.model, s.models)
+	opts := configOptions(s.mode, s.model, s.models, s.a.bypass)
 	s.mu.Unlock()
 	s.update(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
 }
@@ -133,7 +133,7 @@ func (s *Session) applyInit(body []byte) {
 	if changed {
 		s.mode = m
 	}
-	opts := configOptions(s.mode, s.model, s.models)
+	opts := configOptions(s.mode, s.model, s.models, s.a.bypass)
 	s.mu.Unlock()
 	if !first {
 		s.changeMode(m)

@@ -19,6 +19,18 @@ type mode struct {
 	id, name, description string
 }
 
+// offered lists the modes a session offers. bypassPermissions is left out
+// unless the CLI was launched so that it accepts it: otherwise it refuses
+// the switch (bypass_not_launched), and a mode the user cannot select must
+// not be shown.
+func offered(bypass bool) []mode {
+	all := modes()
+	if bypass {
+		return all
+	}
+	return slices.DeleteFunc(all, func(m mode) bool { return m.id == "bypassPermissions" })
+}
+
 // modes lists the permission modes the CLI accepts (set_permission_mode).
 func modes() []mode {
 	return []mode{
@@ -93,9 +105,9 @@ func parseCommands(list gjson.Result) []acp.AvailableCommand {
 }
 
 // modeState is the ACP (legacy) mode state for the current mode.
-func modeState(current string) *acp.SessionModeState {
+func modeState(current string, bypass bool) *acp.SessionModeState {
 	st := &acp.SessionModeState{CurrentModeID: acp.SessionModeID(current)}
-	for _, m := range modes() {
+	for _, m := range offered(bypass) {
 		st.AvailableModes = append(st.AvailableModes, acp.SessionMode{
 			ID: acp.SessionModeID(m.id), Name: m.name, Description: acp.Ptr(m.description)})
 	}
@@ -104,9 +116,9 @@ func modeState(current string) *acp.SessionModeState {
 
 // configOptions is the full config option list: a mode select and a model
 // select. The current model is listed even when the CLI did not name it.
-func configOptions(curMode, curModel string, models []model) []acp.SessionConfigOption {
+func configOptions(curMode, curModel string, models []model, bypass bool) []acp.SessionConfigOption {
 	var modeOpts, modelOpts []acp.SessionConfigSelectOption
-	for _, m := range modes() {
+	for _, m := range offered(bypass) {
 		modeOpts = append(modeOpts, acp.SessionConfigSelectOption{
 			Value: acp.SessionConfigValueID(m.id), Name: m.name, Description: acp.Ptr(m.description)})
 	}

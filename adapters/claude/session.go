@@ -70,8 +70,8 @@ func (s *Session) State() acp.SessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return acp.SessionState{
-		Modes:         modeState(s.mode),
-		ConfigOptions: configOptions(s.mode, s.model, s.models),
+		Modes:         modeState(s.mode, s.a.bypass),
+		ConfigOptions: configOptions(s.mode, s.model, s.models, s.a.bypass),
 	}
 }
 
