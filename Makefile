@@ -55,7 +55,26 @@ claude-cli:
 	scripts/install-claude.sh >/dev/null
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkClaude$$' -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+
+# acpbridge on the real Claude Code CLI, side by side with the peer adapter
+# (@agentclientprotocol/claude-agent-acp, pinned by bench/peer/package-lock.json)
+# and with the raw CLI alone, in one run on the same CLI binary and the same
+# scripted model server: CLAUDE_ROUNDS samples of each. The CLI comes from
+# $$CLAUDE_BIN, else scripts/install-claude.sh installs the pinned one.
+# ACPBRIDGE_BENCH_ENV='KEY=value ...' adds a fourth subject to the same
+# rounds: acpbridge with those in its environment (to try a setting).
+CLAUDE_ROUNDS ?= 16
+.PHONY: bench-claude bench-peer
+bench-claude: bench-peer
+	CLAUDE_BIN="$${CLAUDE_BIN:-$$(scripts/install-claude.sh)}" \
+	$(GO) test -run '^$$' -bench '^BenchmarkClaude$$' -benchtime $(CLAUDE_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+
+# The peer adapter, without the CLI binary its SDK would bring along: the
+# benchmark points it at the same CLI as the others (CLAUDE_CODE_EXECUTABLE).
+bench-peer: bench/peer/node_modules/.package-lock.json
+bench/peer/node_modules/.package-lock.json: bench/peer/package.json bench/peer/package-lock.json
+	npm ci --silent --no-audit --no-fund --omit=optional --prefix bench/peer
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }

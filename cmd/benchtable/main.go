@@ -25,7 +25,7 @@ func main() {
 
 // target is a bound one metric (a benchmark unit) must meet.
 type target struct {
-	op    string // "<" or ">="
+	op    string // "<", "<=" or ">="
 	limit float64
 }
 
@@ -39,13 +39,29 @@ func targetFor(unit string) (target, bool) {
 		return target{">=", 200_000}, true
 	case "MB-peak-RSS":
 		return target{"<", 20}, true
+	// BenchmarkClaude (make bench-claude): acpbridge on the real Claude Code
+	// CLI against the peer adapter and against the raw CLI, as ratios and
+	// differences of the same run.
+	case "init-ratio-vs-peer": // initialize latency, at most 1/50 of the peer's
+		return target{"<=", 1.0 / 50}, true
+	case "new-ratio-vs-peer": // session/new latency, at most 1/20 of the peer's
+		return target{"<=", 1.0 / 20}, true
+	case "cold-ms-over-cli": // first chunk within 20 ms of the raw CLI's first delta
+		return target{"<=", 20}, true
+	case "turn-ratio-vs-cli": // a 20,000-delta turn within 5% of the raw CLI's
+		return target{"<=", 1.05}, true
+	case "rss-ratio-vs-peer": // peak RSS at most 1/5 of the peer's
+		return target{"<=", 1.0 / 5}, true
 	}
 	return target{}, false
 }
 
 func (t target) met(v float64) bool {
-	if t.op == "<" {
+	switch t.op {
+	case "<":
 		return v < t.limit
+	case "<=":
+		return v <= t.limit
 	}
 	return v >= t.limit
 }

@@ -60,6 +60,35 @@ func TestRun(t *testing.T) {
 			stderr: []string{"--- FAIL: BenchmarkReplayThroughput-8", "reported a failure"},
 		},
 		{
+			name: "claude side by side: bounds are inclusive",
+			in: "BenchmarkClaude-2 12 9e9 ns/op 400 cold-ms-acpbridge 20 cold-ms-over-cli 0.02 init-ratio-vs-peer " +
+				"0.05 new-ratio-vs-peer 150 rss-MB-peer 0.2 rss-ratio-vs-peer 1.05 turn-ratio-vs-cli\n",
+			code: 0,
+			rows: []string{
+				"Claude 12 cold-ms-over-cli 20 <= 20 pass",
+				"Claude 12 init-ratio-vs-peer 0.02 <= 0.02 pass",
+				"Claude 12 new-ratio-vs-peer 0.05 <= 0.05 pass",
+				"Claude 12 rss-ratio-vs-peer 0.2 <= 0.2 pass",
+				"Claude 12 turn-ratio-vs-cli 1.05 <= 1.05 pass",
+				"Claude 12 cold-ms-acpbridge 400",
+				"Claude 12 rss-MB-peer 150",
+			},
+		},
+		{
+			name: "claude side by side: misses",
+			in: "BenchmarkClaude-2 12 9e9 ns/op 20.5 cold-ms-over-cli 0.021 init-ratio-vs-peer " +
+				"0.06 new-ratio-vs-peer 0.25 rss-ratio-vs-peer 1.2 turn-ratio-vs-cli\n",
+			code: 1,
+			rows: []string{
+				"cold-ms-over-cli 20.5 <= 20 FAIL",
+				"init-ratio-vs-peer 0.021 <= 0.02 FAIL",
+				"new-ratio-vs-peer 0.06 <= 0.05 FAIL",
+				"rss-ratio-vs-peer 0.25 <= 0.2 FAIL",
+				"turn-ratio-vs-cli 1.2 <= 1.05 FAIL",
+			},
+			stderr: []string{"5 target(s) missed"},
+		},
+		{
 			name:     "no results",
 			in:       "# github.com/acpbridge/acpbridge/cmd/acpbridge\nmain.go:1: syntax error\n",
 			code:     1,
