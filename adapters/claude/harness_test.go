@@ -20,60 +20,6 @@ import (
 // testSessionID is the id the tests give new sessions.
 const testSessionID = "11111111-1111-4111-8111-111111111111"
 
-// clientFuncs is an acp.Client whose behaviour is a set of optional funcs.
-// Missing funcs answer updates with nil, permissions with "cancelled" and
-// everything else with method-not-found.
-type clientFuncs struct {
-	update     func(context.Context, acp.SessionNotification) error
-	permission func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
-}
-
-var _ acp.Client = (*clientFuncs)(nil)
-
-func (c *clientFuncs) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	if c.update == nil {
-		return nil
-	}
-	return c.update(ctx, n)
-}
-
-func (c *clientFuncs) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	if c.permission == nil {
-		return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
-	}
-	return c.permission(ctx, r)
-}
-
-func (c *clientFuncs) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	return acp.ReadTextFileResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	return acp.CreateTerminalResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	return acp.KillTerminalResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	return acp.ReleaseTerminalResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) Capabilities() acp.ClientCapabilities { return acp.ClientCapabilities{} }
-
 // transcript records what an adapter did, in order, as JSON values.
 type transcript struct {
 	mu    sync.Mutex

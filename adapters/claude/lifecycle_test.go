@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
 // cli is a hand-written stand-in for the CLI: it answers initialize, and
@@ -137,7 +138,7 @@ func prompt(text string) acp.PromptRequest {
 func TestStartFailureFailsFirstPrompt(t *testing.T) {
 	l := &launcher{fail: errors.New(`exec: "claude": executable file not found in $PATH`)}
 	a := newTestAdapter(t, l, Options{})
-	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: t.TempDir()}, &clientFuncs{})
+	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: t.TempDir()}, &acptest.Client{})
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
 	}
@@ -161,7 +162,7 @@ func TestInitializeFailureCarriesOutput(t *testing.T) {
 		return errors.New("No conversation found with session ID: x")
 	}}}
 	a := newTestAdapter(t, l, Options{})
-	s, _ := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, &clientFuncs{})
+	s, _ := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, &acptest.Client{})
 	_, err := s.Prompt(t.Context(), prompt("hi"))
 	if err == nil || !strings.Contains(err.Error(), "No conversation found") {
 		t.Fatalf("Prompt error = %v, want the CLI's failure", err)
@@ -191,7 +192,7 @@ func TestDeathMidTurnThenResume(t *testing.T) {
 		},
 	}}
 	var texts []string
-	client := &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error {
+	client := &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error {
 		if c := n.Update.AgentMessageChunk; c != nil {
 			texts = append(texts, c.Content.Text.Text)
 		}
@@ -246,7 +247,7 @@ func TestCancelStopsUnresponsiveCLI(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var failed []acp.ToolCallID
-	client := &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error {
+	client := &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error {
 		if n.Update.ToolCall != nil {
 			cancel() // the turn is running: cancel it
 		}
@@ -276,7 +277,7 @@ func TestCancelStopsUnresponsiveCLI(t *testing.T) {
 func TestCloseEndsTurn(t *testing.T) {
 	l := &launcher{plays: []func(*cli) error{stubborn}}
 	started := make(chan struct{})
-	client := &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error {
+	client := &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error {
 		if n.Update.ToolCall != nil {
 			close(started)
 		}
@@ -317,7 +318,7 @@ func TestSpec(t *testing.T) {
 	})
 	servers := []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: "fs", Command: "mcp-fs", Args: []string{"-r"},
 		Env: []acp.EnvVariable{{Name: "K", Value: "v"}}}}}
-	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/src/proj", McpServers: servers, AdditionalDirectories: []string{"/lib"}}, &clientFuncs{})
+	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/src/proj", McpServers: servers, AdditionalDirectories: []string{"/lib"}}, &acptest.Client{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
@@ -23,9 +24,9 @@ type updateLog struct {
 	ids     map[acp.SessionID]bool
 }
 
-func (l *updateLog) client() *clientFuncs {
-	return &clientFuncs{
-		update: func(_ context.Context, n acp.SessionNotification) error {
+func (l *updateLog) client() *acptest.Client {
+	return &acptest.Client{
+		Update: func(_ context.Context, n acp.SessionNotification) error {
 			l.mu.Lock()
 			defer l.mu.Unlock()
 			l.updates = append(l.updates, n.Update)
@@ -35,7 +36,7 @@ func (l *updateLog) client() *clientFuncs {
 			l.ids[n.SessionID] = true
 			return nil
 		},
-		permission: func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+		Permission: func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 			return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected(optAllowOnce)}, nil
 		},
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
 // transcriptDir holds session transcripts recorded from the real CLI
@@ -108,8 +109,8 @@ func storeSession(t *testing.T, config, cwd string, data []byte) acp.SessionID {
 }
 
 // updateRecorder is a client that records every session update.
-func updateRecorder(rec *transcript) *clientFuncs {
-	return &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error {
+func updateRecorder(rec *transcript) *acptest.Client {
+	return &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error {
 		rec.add("update", n.Update)
 		return nil
 	}}
@@ -137,7 +138,7 @@ func TestLoadRecordedTranscripts(t *testing.T) {
 			a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: l.launch, Logger: testLogger(t)})
 			defer a.Close()
 			rec := &transcript{}
-			c := &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error {
+			c := &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error {
 				if n.SessionID != id {
 					t.Errorf("update for session %q, want %q", n.SessionID, id)
 				}
@@ -282,7 +283,7 @@ func TestResumeDoesNotReplay(t *testing.T) {
 	var mu sync.Mutex
 	var kinds []string
 	started := make(chan struct{})
-	c := &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error {
+	c := &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error {
 		mu.Lock()
 		defer mu.Unlock()
 		kinds = append(kinds, n.Update.Kind())
@@ -357,12 +358,12 @@ func TestLoadErrors(t *testing.T) {
 	t.Run("already open", func(t *testing.T) {
 		a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: (&launches{}).launch, Logger: testLogger(t)})
 		defer a.Close()
-		s, err := a.ResumeSession(t.Context(), acp.ResumeSessionRequest{SessionID: id, Cwd: recordedCwd}, &clientFuncs{})
+		s, err := a.ResumeSession(t.Context(), acp.ResumeSessionRequest{SessionID: id, Cwd: recordedCwd}, &acptest.Client{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		_, err = a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: id, Cwd: recordedCwd}, &clientFuncs{})
+		_, err = a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: id, Cwd: recordedCwd}, &acptest.Client{})
 		if !errors.Is(err, acp.ErrInvalidRequest) {
 			t.Errorf("loading an open session: %v, want invalid request", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
 // flood is how many lines the CLI writes in one go in these tests: several
@@ -132,7 +133,7 @@ func TestFullQueueWhileTurnWaits(t *testing.T) {
 				setErr   error
 				setModes = make(chan struct{})
 			)
-			client := &clientFuncs{update: func(ctx context.Context, n acp.SessionNotification) error {
+			client := &acptest.Client{Update: func(ctx context.Context, n acp.SessionNotification) error {
 				got.add(n)
 				if n.Update.AgentMessageChunk != nil && !asked.Swap(true) {
 					// The editor changes the mode before it takes more updates.
@@ -180,9 +181,9 @@ func TestFullQueueWhileTurnWaits(t *testing.T) {
 				got       chunks
 				withdrawn atomic.Bool
 			)
-			client := &clientFuncs{
-				update: func(_ context.Context, n acp.SessionNotification) error { got.add(n); return nil },
-				permission: func(ctx context.Context, _ acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+			client := &acptest.Client{
+				Update: func(_ context.Context, n acp.SessionNotification) error { got.add(n); return nil },
+				Permission: func(ctx context.Context, _ acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 					<-ctx.Done() // the user never answers; the CLI withdraws the question
 					withdrawn.Store(true)
 					return acp.RequestPermissionResponse{}, ctx.Err()
@@ -235,7 +236,7 @@ func TestFullQueueWhileTurnWaits(t *testing.T) {
 				return in.wait()
 			}}}
 			var got chunks
-			client := &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error { got.add(n); return nil }}
+			client := &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error { got.add(n); return nil }}
 			a := newTestAdapter(t, l, Options{})
 			s, _ := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, client)
 			defer s.Close()
@@ -284,7 +285,7 @@ func TestQueueBackpressure(t *testing.T) {
 			resume  = make(chan struct{})
 			once    sync.Once
 		)
-		client := &clientFuncs{update: func(_ context.Context, n acp.SessionNotification) error {
+		client := &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error {
 			if n.Update.AgentMessageChunk != nil {
 				once.Do(func() {
 					close(stalled)
@@ -342,7 +343,7 @@ func TestCloseWithFullQueue(t *testing.T) {
 			return in.wait()
 		}}}
 		a := newTestAdapter(t, l, Options{})
-		s, _ := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, &clientFuncs{})
+		s, _ := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/w"}, &acptest.Client{})
 		if stop, err := s.Prompt(t.Context(), prompt("go")); err != nil || stop != acp.StopReasonEndTurn {
 			t.Fatalf("Prompt = %q, %v", stop, err)
 		}

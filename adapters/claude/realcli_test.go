@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
@@ -59,9 +60,9 @@ type collector struct {
 	onText func()
 }
 
-func (c *collector) client() *clientFuncs {
-	return &clientFuncs{
-		update: func(_ context.Context, n acp.SessionNotification) error {
+func (c *collector) client() *acptest.Client {
+	return &acptest.Client{
+		Update: func(_ context.Context, n acp.SessionNotification) error {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			u := n.Update
@@ -78,7 +79,7 @@ func (c *collector) client() *clientFuncs {
 			}
 			return nil
 		},
-		permission: func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+		Permission: func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 			c.mu.Lock()
 			c.asked++
 			c.mu.Unlock()

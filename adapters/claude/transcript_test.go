@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures"
 )
 
@@ -108,9 +109,9 @@ func (d *driver) cancelPrompt() {
 	}
 }
 
-func (d *driver) client() *clientFuncs {
-	return &clientFuncs{
-		update: func(_ context.Context, n acp.SessionNotification) error {
+func (d *driver) client() *acptest.Client {
+	return &acptest.Client{
+		Update: func(_ context.Context, n acp.SessionNotification) error {
 			if n.SessionID != testSessionID {
 				d.t.Errorf("update for session %q", n.SessionID)
 			}
@@ -123,7 +124,7 @@ func (d *driver) client() *clientFuncs {
 			}
 			return nil
 		},
-		permission: d.permission,
+		Permission: d.permission,
 	}
 }
 

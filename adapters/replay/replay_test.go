@@ -13,17 +13,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures"
 )
-
-// clientFuncs is an acp.Client whose behaviour is a set of optional funcs;
-// unset ones answer with method-not-found (updates are accepted).
-type clientFuncs struct {
-	update     func(context.Context, acp.SessionNotification) error
-	permission func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
-}
-
-var _ acp.Client = (*clientFuncs)(nil)
 
 // The bridge's Adapter, Loader and Lister contracts, spelled out here because
 // this package may not import the bridge.
@@ -34,50 +26,6 @@ var _ interface {
 	ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error)
 	Close() error
 } = (*Adapter)(nil)
-
-func (c *clientFuncs) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	if c.update == nil {
-		return nil
-	}
-	return c.update(ctx, n)
-}
-
-func (c *clientFuncs) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	if c.permission == nil {
-		return acp.RequestPermissionResponse{}, acp.ErrMethodNotFound
-	}
-	return c.permission(ctx, r)
-}
-
-func (c *clientFuncs) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	return acp.ReadTextFileResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	return acp.CreateTerminalResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	return acp.KillTerminalResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	return acp.ReleaseTerminalResponse{}, acp.ErrMethodNotFound
-}
-
-func (c *clientFuncs) Capabilities() acp.ClientCapabilities { return acp.ClientCapabilities{} }
 
 // seen collects what an editor was sent.
 type seen struct {
@@ -187,7 +135,7 @@ func testPlaysDemo(t *testing.T, a *Adapter, cwd string) {
 	}
 	s := newSeen()
 	sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: cwd},
-		&clientFuncs{update: s.update, permission: s.allow})
+		&acptest.Client{Update: s.update, Permission: s.allow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,13 +199,13 @@ func TestListAndLoad(t *testing.T) {
 		t.Errorf("ListSessions for another cwd = %+v, want none", l.Sessions)
 	}
 
-	_, err = a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: "nope", Cwd: fx.Meta["cwd"]}, &clientFuncs{})
+	_, err = a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: "nope", Cwd: fx.Meta["cwd"]}, &acptest.Client{})
 	if !errors.Is(err, acp.ErrResourceNotFound) {
 		t.Errorf("LoadSession(unknown) = %v, want resource not found", err)
 	}
 
 	s := newSeen()
-	client := &clientFuncs{update: s.update, permission: func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	client := &acptest.Client{Update: s.update, Permission: func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 		t.Error("a history replay asked for permission")
 		return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
 	}}
@@ -281,7 +229,7 @@ func TestListAndLoad(t *testing.T) {
 	}
 
 	// The loaded session serves further prompts.
-	client.permission = s.allow
+	client.Permission = s.allow
 	stop, err := sess.Prompt(t.Context(), acp.PromptRequest{SessionID: sess.ID(),
 		Prompt: []acp.ContentBlock{acp.TextBlock("once more")}})
 	if err != nil || stop != acp.StopReasonEndTurn {
@@ -342,7 +290,7 @@ func TestFileChangedAfterOpen(t *testing.T) {
 	}
 	defer a.Close()
 	promptOnce := func() error {
-		sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: rec.Meta["cwd"]}, &clientFuncs{})
+		sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: rec.Meta["cwd"]}, &acptest.Client{})
 		if err != nil {
 			return err
 		}
@@ -384,7 +332,7 @@ func TestPromptsBeyondTheRecording(t *testing.T) {
 	}
 	defer a.Close()
 	s := newSeen()
-	sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: fx.Meta["cwd"]}, &clientFuncs{update: s.update})
+	sess, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: fx.Meta["cwd"]}, &acptest.Client{Update: s.update})
 	if err != nil {
 		t.Fatal(err)
 	}
