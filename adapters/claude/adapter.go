@@ -219,7 +219,7 @@ func (a *Adapter) Close() error {
 	return nil
 }
 
-// spec is the command line of the CLI for this session (research notes:
+// spec is the command line of the CLI for this session (what the official SDKs pass:
 // stream-JSON both ways, partial messages, permission prompts as control
 // requests, session state events for a reliable end of turn).
 func (s *Session) spec(resume bool, mode, model string) proc.Spec {
