@@ -56,17 +56,7 @@ func (l *updateLog) take() []acp.SessionUpdate {
 // what the live turn showed, and the resumed CLI answers with the whole
 // conversation as context. It skips unless CLAUDE_BIN is set.
 func TestRealCLILoadAfterRestart(t *testing.T) {
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		t.Skip("CLAUDE_BIN is not set; the real CLI is not run")
-	}
-	root := t.TempDir()
-	home, tmp, project := filepath.Join(root, "home"), filepath.Join(root, "tmp"), filepath.Join(root, "project")
-	for _, d := range []string{home, tmp, project} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin, home, tmp, project := realCLIWorld(t)
 	scenario := filepath.Join(recordedDir, "scenarios", "bash_allow.json")
 	raw, err := os.ReadFile(scenario)
 	if err != nil {

@@ -14,21 +14,28 @@ import (
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
-// realCLI starts the adapter on the real Claude Code CLI ($CLAUDE_BIN, the
-// same convention as cmd/record) against the scripted model server playing
-// a recording scenario. It skips when CLAUDE_BIN is not set.
-func realCLI(t *testing.T, scenario string, client acp.Client) acp.Session {
-	bin := os.Getenv("CLAUDE_BIN")
+// realCLIWorld returns the real CLI ($CLAUDE_BIN) and fresh home, tmp and
+// project directories for it, skipping the test when CLAUDE_BIN is not set.
+func realCLIWorld(t *testing.T) (bin, home, tmp, project string) {
+	bin = os.Getenv("CLAUDE_BIN")
 	if bin == "" {
 		t.Skip("CLAUDE_BIN is not set; the real CLI is not run")
 	}
 	root := t.TempDir()
-	home, tmp, project := filepath.Join(root, "home"), filepath.Join(root, "tmp"), filepath.Join(root, "project")
+	home, tmp, project = filepath.Join(root, "home"), filepath.Join(root, "tmp"), filepath.Join(root, "project")
 	for _, d := range []string{home, tmp, project} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return bin, home, tmp, project
+}
+
+// realCLI starts the adapter on the real Claude Code CLI ($CLAUDE_BIN, the
+// same convention as cmd/record) against the scripted model server playing
+// a recording scenario. It skips when CLAUDE_BIN is not set.
+func realCLI(t *testing.T, scenario string, client acp.Client) acp.Session {
+	bin, home, tmp, project := realCLIWorld(t)
 	sc, err := modelserver.Load(filepath.Join(recordedDir, "scenarios", scenario+".json"))
 	if err != nil {
 		t.Fatal(err)

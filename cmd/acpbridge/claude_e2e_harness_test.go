@@ -3,7 +3,6 @@
 package main_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -208,23 +207,7 @@ func (w *e2eWorld) start() *e2eBridge {
 	}
 	pr, pw := io.Pipe()
 	b.pr = pr
-	go func() {
-		defer close(b.copied)
-		r := bufio.NewReader(out)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				if cerr := b.check.AgentFrame(line); cerr != nil {
-					t.Errorf("bridge stdout: %v", cerr)
-				}
-				pw.Write(line)
-			}
-			if err != nil {
-				pw.Close()
-				return
-			}
-		}
-	}()
+	go copyChecked(t, out, pw, b.check, b.copied)
 	t.Cleanup(func() { b.stop() })
 	b.conn = sdk.NewClientSideConnection(b.client, b.stdin, pr)
 	b.conn.SetLogger(quietLogger())

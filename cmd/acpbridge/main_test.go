@@ -93,23 +93,7 @@ func startBridge(t *testing.T, args ...string) *bridgeProc {
 	pr, pw := io.Pipe()
 	b.stdout = pr
 	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		r := bufio.NewReader(out)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				if cerr := b.check.AgentFrame(line); cerr != nil {
-					t.Errorf("bridge stdout: %v", cerr)
-				}
-				pw.Write(line)
-			}
-			if err != nil {
-				pw.Close()
-				return
-			}
-		}
-	}()
+	go copyChecked(t, out, pw, b.check, copied)
 	t.Cleanup(func() {
 		b.stdin.Close()
 		done := make(chan error, 1)
@@ -129,6 +113,26 @@ func startBridge(t *testing.T, args ...string) *bridgeProc {
 		}
 	})
 	return b
+}
+
+// copyChecked copies the bridge's stdout to w line by line, validating
+// every frame against the ACP schema, and closes w and done at the end.
+func copyChecked(t *testing.T, out io.Reader, w *io.PipeWriter, check *acptest.Checker, done chan<- struct{}) {
+	defer close(done)
+	r := bufio.NewReader(out)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			if cerr := check.AgentFrame(line); cerr != nil {
+				t.Errorf("bridge stdout: %v", cerr)
+			}
+			w.Write(line)
+		}
+		if err != nil {
+			w.Close()
+			return
+		}
+	}
 }
 
 // checkedWriter records each client frame so the bridge's answers can be
