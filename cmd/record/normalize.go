@@ -19,7 +19,20 @@ const (
 	placeTmp     = "/tmp"
 	placeAddr    = "127.0.0.1:8642"
 	placeTime    = "2026-01-01T00:00:00.000Z"
+	placeDate    = "2026-01-01"
+	placeOS      = "Linux"
 )
+
+// volatileString tells keys whose string values describe the machine the
+// CLI ran on rather than the session (the kernel release), with what to put
+// in their place.
+func volatileString(key string) (string, bool) {
+	switch key {
+	case "osVersion":
+		return placeOS, true
+	}
+	return "", false
+}
 
 // volatileNumber tells keys whose numeric values change from run to run
 // (timings in milliseconds, process ids, wall-clock times); they are set to 0.
@@ -45,12 +58,15 @@ var (
 // kept: it is chosen by the recorder and stable.
 type normalizer struct {
 	paths   *strings.Replacer
+	dates   []string
 	session string
 	uuids   map[string]string
 }
 
-// newNormalizer maps the real directories of a run to placeholders.
-func newNormalizer(session, project, home, tmp, root, addr string) *normalizer {
+// newNormalizer maps the real directories of a run to placeholders. dates
+// are the calendar dates (YYYY-MM-DD) the run saw: the CLI tells the model
+// today's date, and a recording must not depend on the day it was made.
+func newNormalizer(session, project, home, tmp, root, addr string, dates ...string) *normalizer {
 	pairs := []string{
 		project, placeProject,
 		home, placeHome,
@@ -61,7 +77,7 @@ func newNormalizer(session, project, home, tmp, root, addr string) *normalizer {
 		sanitizePath(tmp), sanitizePath(placeTmp),
 		addr, placeAddr,
 	}
-	return &normalizer{paths: strings.NewReplacer(pairs...), session: session, uuids: map[string]string{}}
+	return &normalizer{paths: strings.NewReplacer(pairs...), dates: dates, session: session, uuids: map[string]string{}}
 }
 
 // sanitizePath is how the CLI names a project directory under
@@ -93,6 +109,9 @@ func (n *normalizer) str(s string) string {
 	s = sockRE.ReplaceAllString(s, "/cc-socks/0.sock")
 	if timeRE.MatchString(s) {
 		return placeTime
+	}
+	for _, d := range n.dates {
+		s = strings.ReplaceAll(s, d, placeDate)
 	}
 	return uuidRE.ReplaceAllStringFunc(s, func(u string) string {
 		if u == n.session {
@@ -164,6 +183,9 @@ func (n *normalizer) line(src []byte) ([]byte, error) {
 			out.WriteByte(byte(v))
 			stack = append(stack, frame{obj: v == '{'})
 		case string:
+			if p, ok := volatileString(key); ok {
+				v = p
+			}
 			writeString(&out, n.str(v))
 		case json.Number:
 			if volatileNumber(key) {

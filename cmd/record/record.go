@@ -93,6 +93,10 @@ func record(ctx context.Context, cfg *config, name, path string) (err error) {
 	for _, k := range keys {
 		env = append(env, k+"="+rec.Env[k])
 	}
+	// The CLI tells the model today's date; in UTC the recorder knows which
+	// dates to replace.
+	env = append(env, "TZ=UTC")
+	started := time.Now().UTC()
 	args := append(cliArgs(session), rec.Args...)
 	s, err := startCLI(cfg.claude, args, env, dirs.project, cfg.settle, cfg.logf)
 	if err != nil {
@@ -119,7 +123,8 @@ func record(ctx context.Context, cfg *config, name, path string) (err error) {
 		return fmt.Errorf("%d scripted model turn(s) were never requested", n)
 	}
 
-	norm := newNormalizer(session, dirs.project, dirs.home, dirs.tmp, dirs.root, strings.TrimPrefix(url, "http://"))
+	norm := newNormalizer(session, dirs.project, dirs.home, dirs.tmp, dirs.root, strings.TrimPrefix(url, "http://"),
+		runDates(started, time.Now().UTC())...)
 	steps, err := norm.steps(s.steps)
 	if err != nil {
 		return err
@@ -134,6 +139,16 @@ func record(ctx context.Context, cfg *config, name, path string) (err error) {
 	meta := fmt.Sprintf("adapter: claude\ncli: claude %s\nsession: %s\ncwd: %s\nhome: %s\nrecorded: go run ./cmd/record -scenario %s\nexit: %d\n",
 		cfg.version, session, placeProject, placeHome, name, exit)
 	return writeFixture(path, fixtureComment(rec, name), meta, fixtures.FormatScript(steps))
+}
+
+// runDates lists the calendar dates from start to end (one or two: a run
+// takes seconds, but may cross midnight).
+func runDates(start, end time.Time) []string {
+	dates := []string{start.Format(time.DateOnly)}
+	if d := end.Format(time.DateOnly); d != dates[0] {
+		dates = append(dates, d)
+	}
+	return dates
 }
 
 // runDirs is the private file tree of one run.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,32 +130,65 @@ func TestRecordReproducible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if wantT, err := os.ReadFile(filepath.Join(transcriptDir, name+".jsonl")); err != nil || !sameTranscript(gotT, wantT) {
-			t.Errorf("%s: re-recorded session transcript differs from the committed one (%v); re-record with -transcripts %s",
-				name, err, "fixtures/claude/transcripts")
+		wantT, err := os.ReadFile(filepath.Join(transcriptDir, name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := transcriptDiff(gotT, wantT); diff != "" {
+			t.Errorf("%s: re-recorded session transcript differs from the committed one; re-record with -transcripts %s\n%s",
+				name, "fixtures/claude/transcripts", diff)
 		}
 	}
 }
 
-// sameTranscript compares two recorded transcripts: the conversation
-// entries (lines with a uuid) in order, the bookkeeping lines as a set (the
-// CLI writes some of them from timers, so where they fall varies, and so
-// does the leaf a last-prompt line points at, which is dropped).
-func sameTranscript(a, b []byte) bool {
+// transcriptDiff compares two recorded transcripts and describes the first
+// difference, or returns "" if they match: the conversation entries (lines
+// with a uuid) in order, the bookkeeping lines as a set (the CLI writes some
+// of them from timers, so where they fall and how often a line repeats
+// vary, and so does the leaf a last-prompt line points at, which is
+// dropped).
+func transcriptDiff(got, want []byte) string {
 	split := func(data []byte) (conv, other []string) {
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			if strings.Contains(l, `"uuid":`) {
+			if isEntry([]byte(l)) {
 				conv = append(conv, l)
 			} else {
 				other = append(other, withoutLeaf(l))
 			}
 		}
 		slices.Sort(other)
-		return conv, other
+		return conv, slices.Compact(other)
 	}
-	ca, oa := split(a)
-	cb, ob := split(b)
-	return slices.Equal(ca, cb) && slices.Equal(oa, ob)
+	gc, gb := split(got)
+	wc, wb := split(want)
+	if d := firstDiff("entry", gc, wc); d != "" {
+		return d
+	}
+	return firstDiff("bookkeeping line", gb, wb)
+}
+
+// firstDiff describes the first place where two lists of lines differ.
+func firstDiff(what string, got, want []string) string {
+	for i := range max(len(got), len(want)) {
+		g, w := "(none)", "(none)"
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			// Show the lines from a little before where they part.
+			at := 0
+			for at < min(len(g), len(w)) && g[at] == w[at] {
+				at++
+			}
+			from := max(0, at-120)
+			return fmt.Sprintf("%s %d (of %d, want %d), from byte %d:\ngot  %.400s\nwant %.400s",
+				what, i+1, len(got), len(want), from, g[min(from, len(g)):], w[min(from, len(w)):])
+		}
+	}
+	return ""
 }
 
 // withoutLeaf drops the leafUuid member of a bookkeeping line.

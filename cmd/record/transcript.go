@@ -46,12 +46,17 @@ func lastEnv(env []string, key string) string {
 // saveTranscript copies a session transcript to dst, normalized like the
 // fixture's script (same placeholders and UUID numbering, so ids shared by
 // the two still match) and without the bookkeeping lines above.
+//
+// UUIDs are numbered in the conversation entries first, in their order,
+// and only then in the bookkeeping lines: the CLI writes some of those from
+// timers, so where they fall varies from run to run, and a last-prompt line
+// that lands early would otherwise take the next number from an entry.
 func saveTranscript(norm *normalizer, src, dst string) error {
 	data, err := os.ReadFile(src)
 	if err != nil {
 		return fmt.Errorf("reading the session transcript: %w", err)
 	}
-	var out bytes.Buffer
+	var lines [][]byte
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 64<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -66,23 +71,34 @@ func saveTranscript(norm *normalizer, src, dst string) error {
 		if err != nil {
 			return fmt.Errorf("transcript line %d: %w", n, err)
 		}
-		norm, err := norm.line(line)
-		if err != nil {
-			return fmt.Errorf("transcript line %d: %w", n, err)
-		}
-		out.Write(norm)
-		out.WriteByte('\n')
+		lines = append(lines, bytes.Clone(line))
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("reading the session transcript: %w", err)
 	}
-	if out.Len() == 0 {
+	if len(lines) == 0 {
 		return fmt.Errorf("the session transcript %s is empty", src)
+	}
+	for _, entries := range []bool{true, false} {
+		for i, line := range lines {
+			if isEntry(line) != entries {
+				continue
+			}
+			if lines[i], err = norm.line(line); err != nil {
+				return fmt.Errorf("transcript line %d: %w", i+1, err)
+			}
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(dst, out.Bytes(), 0o644)
+	return os.WriteFile(dst, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644)
+}
+
+// isEntry tells a conversation entry of a transcript (it has a uuid) from a
+// bookkeeping line.
+func isEntry(line []byte) bool {
+	return bytes.Contains(line, []byte(`"uuid":`))
 }
 
 // elidedSnapshot replaces the attachment of a prompt_snapshot entry.

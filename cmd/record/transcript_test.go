@@ -114,3 +114,29 @@ func TestRecordedTranscripts(t *testing.T) {
 		})
 	}
 }
+
+func TestTranscriptDiff(t *testing.T) {
+	a := `{"uuid":"1","x":1}
+{"type":"last-prompt","leafUuid":"1"}
+{"type":"atis-latch"}
+{"uuid":"2","x":2}
+`
+	same := `{"uuid":"1","x":1}
+{"type":"atis-latch"}
+{"uuid":"2","x":2}
+{"type":"last-prompt","leafUuid":"2"}
+{"type":"atis-latch"}
+`
+	if d := transcriptDiff([]byte(a), []byte(same)); d != "" {
+		t.Errorf("bookkeeping moved or re-pointed: %s", d)
+	}
+	for name, other := range map[string]string{
+		"entries swapped":     "{\"uuid\":\"2\",\"x\":2}\n{\"uuid\":\"1\",\"x\":1}\n{\"type\":\"last-prompt\"}\n{\"type\":\"atis-latch\"}\n",
+		"entry missing":       "{\"uuid\":\"1\",\"x\":1}\n{\"type\":\"last-prompt\"}\n{\"type\":\"atis-latch\"}\n",
+		"bookkeeping differs": "{\"uuid\":\"1\",\"x\":1}\n{\"uuid\":\"2\",\"x\":2}\n{\"type\":\"last-prompt\"}\n{\"type\":\"atis-latch\",\"atis\":\"x\"}\n",
+	} {
+		if d := transcriptDiff([]byte(a), []byte(other)); d == "" {
+			t.Errorf("%s: no difference reported", name)
+		}
+	}
+}
