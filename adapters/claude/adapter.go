@@ -158,6 +158,7 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 		model:  orDefault(a.opts.Model, "default"),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.updateCtx = context.WithoutCancel(s.ctx)
 	s.procCtx, s.procEnd = context.WithCancel(context.Background())
 	s.tr = newTranslator(cwd, s.log)
 	s.tr.emit, s.tr.onMode, s.tr.onModel = s.update, s.changeMode, s.changeModel

@@ -198,11 +198,9 @@ func (c *conn) dispatch(line []byte, sl *slab) {
 		c.log.Debug().Bytes("line", line).Msg("skipping non-JSON output line")
 		return
 	}
-	ev := event{
-		typ:     gjson.GetBytes(line, "type").String(),
-		subtype: gjson.GetBytes(line, "subtype").String(),
-		line:    line,
-		slab:    sl,
+	ev := event{typ: gjson.GetBytes(line, "type").String(), line: line, slab: sl}
+	if ev.typ != "stream_event" { // the line of every delta has none
+		ev.subtype = gjson.GetBytes(line, "subtype").String()
 	}
 	switch ev.typ {
 	case "control_response":

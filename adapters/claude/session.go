@@ -29,11 +29,14 @@ type Session struct {
 	mcp    string   // --mcp-config value, or ""
 	dirs   []string // --add-dir values
 
-	ctx     context.Context // ends at Close: stops waits and turns
-	cancel  context.CancelFunc
-	procCtx context.Context // process lifetime; ends after the graceful stop in Close
-	procEnd context.CancelFunc
-	wg      sync.WaitGroup // start goroutines and stdout readers
+	ctx    context.Context // ends at Close: stops waits and turns
+	cancel context.CancelFunc
+	// updateCtx is ctx without its end: what a closing session still
+	// reports goes out. Made once, as updates are sent by the thousand.
+	updateCtx context.Context
+	procCtx   context.Context // process lifetime; ends after the graceful stop in Close
+	procEnd   context.CancelFunc
+	wg        sync.WaitGroup // start goroutines and stdout readers
 
 	turnMu sync.Mutex  // held by Prompt for a whole turn
 	tr     *translator // guarded by turnMu (and owned by the start goroutine before the first turn)
@@ -258,7 +261,7 @@ func (s *Session) Close() error {
 // update sends one session/update. Failures are logged: the editor may be
 // gone, and the turn still has to end properly.
 func (s *Session) update(u acp.SessionUpdate) {
-	err := s.client.SessionUpdate(context.WithoutCancel(s.ctx), acp.SessionNotification{SessionID: s.id, Update: u})
+	err := s.client.SessionUpdate(s.updateCtx, acp.SessionNotification{SessionID: s.id, Update: u})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		s.log.Debug().Err(err).Str("update", u.Kind()).Msg("sending session update")
 	}

@@ -26,9 +26,10 @@ type translator struct {
 	onModel func(model string)
 
 	tools    map[string]*toolUse
-	blocks   map[int64]string // stream index -> tool use id, for the current message
-	streamed map[string]bool  // "<message id>/text" and "/thinking" already streamed
-	msgID    string           // API message being streamed
+	blocks   map[int64]string   // stream index -> tool use id, for the current message
+	streamed map[streamKey]bool // message parts already streamed
+	last     streamKey          // the part the last chunk came from
+	msgID    string             // API message being streamed
 	plan     taskPlan
 	used     uint64          // context tokens of the last main-thread message
 	bg       map[string]bool // background tasks still running, by task id
@@ -49,7 +50,7 @@ func newTranslator(cwd string, log zerolog.Logger) *translator {
 		log:      log,
 		tools:    map[string]*toolUse{},
 		blocks:   map[int64]string{},
-		streamed: map[string]bool{},
+		streamed: map[streamKey]bool{},
 		bg:       map[string]bool{},
 	}
 }
@@ -83,14 +84,34 @@ func (t *translator) send(u acp.SessionUpdate) {
 	}
 }
 
+// streamKey names the text or the thinking of one API message.
+type streamKey struct {
+	msgID   string
+	thought bool
+}
+
 // streamEvent handles a raw API stream event: text and thinking deltas become
 // chunks as they arrive, and a tool_use block start announces the tool call.
+// It is the hot path of a streamed turn (a line per delta), so the line's
+// members are read in one pass.
 func (t *translator) streamEvent(root gjson.Result) {
-	e := root.Get("event")
-	parent := root.Get("parent_tool_use_id").String()
-	if id := root.Get("api_message_id").String(); id != "" {
-		t.msgID = id
-	}
+	var (
+		e      gjson.Result
+		parent string
+	)
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "event":
+			e = v
+		case "parent_tool_use_id":
+			parent = v.String()
+		case "api_message_id":
+			if id := v.String(); id != "" {
+				t.msgID = id
+			}
+		}
+		return true
+	})
 	switch e.Get("type").String() {
 	case "message_start":
 		t.msgID = orDefault(e.Get("message.id").String(), t.msgID)
@@ -124,11 +145,9 @@ func (t *translator) chunk(text string, thought bool, parent string) {
 	if text == "" {
 		return
 	}
-	key := t.msgID + "/text"
-	if thought {
-		key = t.msgID + "/thinking"
+	if k := (streamKey{t.msgID, thought}); k != t.last {
+		t.streamed[k], t.last = true, k
 	}
-	t.streamed[key] = true
 	t.sendChunk(text, thought, parent)
 }
 
@@ -151,11 +170,11 @@ func (t *translator) assistant(root gjson.Result) {
 	for _, b := range msg.Get("content").Array() {
 		switch b.Get("type").String() {
 		case "text":
-			if !t.streamed[id+"/text"] && !apiError {
+			if !t.streamed[streamKey{id, false}] && !apiError {
 				t.sendChunk(b.Get("text").String(), false, parent)
 			}
 		case "thinking":
-			if !t.streamed[id+"/thinking"] {
+			if !t.streamed[streamKey{id, true}] {
 				t.sendChunk(b.Get("thinking").String(), true, parent)
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use":
