@@ -10,6 +10,7 @@ import (
 	"maps"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/tidwall/gjson"
@@ -86,6 +87,8 @@ type conn struct {
 	p     proc.Process
 	log   zerolog.Logger
 	trace func(toAgent bool, line []byte)
+	// window is the reader's ReadWindow (Options).
+	window time.Duration
 
 	wmu sync.Mutex // serialises writes to stdin
 
@@ -109,9 +112,10 @@ type conn struct {
 	err    error         // why the reader exited; written before done closes
 }
 
-func newConn(p proc.Process, log zerolog.Logger, trace func(bool, []byte)) *conn {
+func newConn(p proc.Process, log zerolog.Logger, trace func(bool, []byte), window time.Duration) *conn {
 	c := &conn{
 		p:       p,
+		window:  window,
 		log:     log,
 		trace:   trace,
 		pending: map[string]chan reply{},
@@ -135,7 +139,7 @@ func (c *conn) start(wg *sync.WaitGroup) {
 // read is the reader goroutine: it parses stdout until EOF, then reaps the
 // process and queues the exit event.
 func (c *conn) read() {
-	lr := lineReader{r: c.p.Stdout(), pool: &c.slabs}
+	lr := lineReader{r: c.p.Stdout(), pool: &c.slabs, window: c.window}
 	var rerr error
 	for {
 		line, sl, err := lr.next()

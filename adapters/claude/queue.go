@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ring is a FIFO of events. Within the queue's bounds it reuses one array,
@@ -115,6 +116,13 @@ type lineReader struct {
 	frags []fragment // the start of a line longer than what cur holds
 	fragn int        // bytes in frags
 	err   error      // the read error that ends the input, once seen
+
+	// window batches a stream of small writes (see Options.ReadWindow):
+	// after a read that drained the input, the next read waits until
+	// window has passed since it. Zero reads at once.
+	window  time.Duration
+	last    time.Time // when the last read returned data
+	drained bool      // the last read returned less than it had room for
 }
 
 // fragment is part of a long line, in a slab it holds a reference to.
@@ -149,7 +157,16 @@ func (lr *lineReader) next() ([]byte, *slab, error) {
 		if lr.cur == nil || lr.end == len(lr.cur.buf) {
 			lr.newSlab()
 		}
-		n, err := lr.r.Read(lr.cur.buf[lr.end:])
+		if lr.window > 0 && lr.drained {
+			if d := lr.window - time.Since(lr.last); d > 0 {
+				time.Sleep(d)
+			}
+		}
+		room := lr.cur.buf[lr.end:]
+		n, err := lr.r.Read(room)
+		if n > 0 {
+			lr.last, lr.drained = time.Now(), n < len(room)
+		}
 		lr.end += n
 		lr.err = err
 	}

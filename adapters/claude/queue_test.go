@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -479,4 +481,126 @@ func TestSlabRecycling(t *testing.T) {
 	for _, h := range kept {
 		pool.unref(h.sl)
 	}
+}
+
+// timedSource is a pipe whose lines arrive at given offsets from its
+// creation: a Read blocks until the next line is due, then returns as much
+// of the lines due by then as fits. It counts its reads.
+type timedSource struct {
+	start time.Time
+	lines []string
+	at    []time.Duration
+	reads int
+}
+
+func (s *timedSource) Read(p []byte) (int, error) {
+	if len(s.lines) == 0 {
+		return 0, io.EOF
+	}
+	s.reads++
+	if d := time.Until(s.start.Add(s.at[0])); d > 0 {
+		time.Sleep(d)
+	}
+	n := 0
+	for len(s.lines) > 0 && !s.start.Add(s.at[0]).After(time.Now()) && n < len(p) {
+		c := copy(p[n:], s.lines[0])
+		n += c
+		if s.lines[0] = s.lines[0][c:]; s.lines[0] == "" {
+			s.lines, s.at = s.lines[1:], s.at[1:]
+		}
+	}
+	return n, nil
+}
+
+// With a read window, a stream of lines is read in batches, and no line
+// waits longer than the window: one after a pause is read at once.
+func TestLineReaderWindow(t *testing.T) {
+	const window = time.Millisecond
+	synctest.Test(t, func(t *testing.T) {
+		src := &timedSource{start: time.Now()}
+		// A burst of 1,000 lines 10 µs apart, a pause, one line, another
+		// pause, a burst of 100 lines 1 µs apart.
+		for i := range 1000 {
+			src.at = append(src.at, time.Duration(i)*10*time.Microsecond)
+		}
+		src.at = append(src.at, 50*time.Millisecond)
+		for i := range 100 {
+			src.at = append(src.at, 80*time.Millisecond+time.Duration(i)*time.Microsecond)
+		}
+		for i := range src.at {
+			src.lines = append(src.lines, fmt.Sprintf("{\"n\":%d}\n", i))
+		}
+		due := slices.Clone(src.at)
+		lr := lineReader{r: src, pool: &slabs{}, window: window}
+		for i := 0; ; i++ {
+			line, sl, err := lr.next()
+			if err == io.EOF {
+				if i != len(due) {
+					t.Fatalf("read %d lines, want %d", i, len(due))
+				}
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("{\"n\":%d}\n", i); string(line) != want {
+				t.Fatalf("line %d = %q, want %q", i, line, want)
+			}
+			lr.pool.unref(sl)
+			if late := time.Since(src.start) - due[i]; late > window {
+				t.Errorf("line %d read %v after it was written; the window is %v", i, late, window)
+			}
+			if i == 1000 && time.Since(src.start) != due[i] {
+				t.Errorf("the line after a pause waited %v", time.Since(src.start)-due[i])
+			}
+		}
+		// 10 ms of burst in 1 ms windows, one line, 0.1 ms of burst.
+		if src.reads > 10+1+1+2 {
+			t.Errorf("%d reads for 1,101 lines: the window did not batch them", src.reads)
+		}
+	})
+	// Output that is there already is read without waiting, slab after
+	// slab: the window is for a reader that has caught up with the writer.
+	synctest.Test(t, func(t *testing.T) {
+		src := &timedSource{start: time.Now()}
+		line := strings.Repeat("w", 999) + "\n"
+		for range 1000 {
+			src.at = append(src.at, 0)
+			src.lines = append(src.lines, line)
+		}
+		lr := lineReader{r: src, pool: &slabs{}, window: window}
+		n, took := 0, time.Duration(0)
+		for {
+			_, sl, err := lr.next()
+			if err != nil {
+				break
+			}
+			n++
+			took = time.Since(src.start)
+			lr.pool.unref(sl)
+		}
+		if n != 1000 || took != 0 {
+			t.Errorf("read %d lines of a backlog in %v (%d reads); want 1000 at once", n, took, src.reads)
+		}
+	})
+	// Without a window every line that is due is read as soon as it is:
+	// here one read per line of the first burst.
+	synctest.Test(t, func(t *testing.T) {
+		src := &timedSource{start: time.Now()}
+		for i := range 100 {
+			src.at = append(src.at, time.Duration(i)*10*time.Microsecond)
+			src.lines = append(src.lines, "{}\n")
+		}
+		lr := lineReader{r: src, pool: &slabs{}}
+		for {
+			_, sl, err := lr.next()
+			if err != nil {
+				break
+			}
+			lr.pool.unref(sl)
+		}
+		if src.reads != 100 {
+			t.Errorf("%d reads for 100 lines 10 µs apart without a window, want 100", src.reads)
+		}
+	})
 }

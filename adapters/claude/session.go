@@ -209,7 +209,7 @@ func (s *Session) launch(r *run, spec proc.Spec) {
 		return
 	}
 	r.p = p
-	r.c = newConn(p, s.log, s.a.opts.Trace)
+	r.c = newConn(p, s.log, s.a.opts.Trace, s.a.opts.ReadWindow)
 	r.c.start(&s.wg)
 	body, err := r.c.request(s.ctx, "initialize", nil)
 	if err != nil {

@@ -125,7 +125,7 @@ func FuzzStreamJSONLine(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		c := newConn(nil, zerolog.Nop(), nil)
+		c := newConn(nil, zerolog.Nop(), nil, 0)
 		c.dispatch(line, nil)
 		tr := newTranslator("/w", zerolog.Nop())
 		tr.emit = func(u acp.SessionUpdate) {

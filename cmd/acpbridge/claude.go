@@ -29,12 +29,17 @@ func claudeCommand(g *globals, serve serveFunc) *cli.Command {
 				Usage: "initial mode: default, acceptEdits, plan, dontAsk, bypassPermissions or auto", Destination: &o.PermissionMode},
 			&cli.StringFlag{Name: "model", EnvVars: []string{"ACPBRIDGE_CLAUDE_MODEL"},
 				Usage: "initial model (the CLI's default when empty)", Destination: &o.Model},
+			&cli.DurationFlag{Name: "read-window", Value: claude.DefaultReadWindow, EnvVars: []string{"ACPBRIDGE_CLAUDE_READ_WINDOW"},
+				Usage: "while the CLI streams, let its output gather this long between reads (0: read every line at once)", Destination: &o.ReadWindow},
 		},
 		Action: func(c *cli.Context) error {
 			switch o.PermissionMode {
 			case "", "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto":
 			default:
 				return cli.Exit(fmt.Sprintf("--permission-mode %q is not one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto", o.PermissionMode), 2)
+			}
+			if o.ReadWindow < 0 {
+				return cli.Exit(fmt.Sprintf("--read-window %v is negative", o.ReadWindow), 2)
 			}
 			o.ExtraArgs = c.Args().Slice()
 			o.Logger = g.logger
