@@ -52,21 +52,21 @@ type Options struct {
 	// recording), where it makes every session/new answer the same; a real
 	// CLI is started in the background so session/new answers at once.
 	AwaitStart bool
-	// ReadWindow lets the CLI's output gather while it streams: after a
-	// read that emptied the pipe, the next read waits until ReadWindow has
-	// passed since it. The CLI writes every delta as a line of its own; read
-	// one by one, each costs the bridge (and the editor, which gets one
-	// write per update) a few system calls and wake-ups, which on a busy
-	// machine take CPU from the CLI itself. A line that follows a pause
-	// longer than the window is read at once, so the window is the most
-	// any line waits. Zero reads every line as it comes (in-process
+	// ReadWindow lets a dense stream of the CLI's output gather between
+	// reads. The CLI writes every delta as a line of its own; read one by
+	// one, each costs the bridge (and the editor, which gets one write per
+	// update) system calls and wake-ups, which on a busy machine take CPU
+	// from the CLI itself. While lines come faster than 8 a window, each
+	// read waits until ReadWindow has passed since the last, so no line
+	// waits longer than that; slower lines, and output already waiting,
+	// are read at once. Zero reads every line as it comes (in-process
 	// agents, which write in one go anyway); DefaultReadWindow is for a
 	// real CLI on a pipe.
 	ReadWindow time.Duration
 }
 
 // DefaultReadWindow is the ReadWindow for a real CLI: a streamed delta waits
-// at most 1 ms, far below what an editor can show, and a stream of 20,000
+// at most 1 ms, far below what an editor can show, and a fast stream of
 // deltas is read in batches of tens of lines instead of one at a time.
 const DefaultReadWindow = time.Millisecond
 

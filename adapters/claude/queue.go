@@ -117,13 +117,18 @@ type lineReader struct {
 	fragn int        // bytes in frags
 	err   error      // the read error that ends the input, once seen
 
-	// window batches a stream of small writes (see Options.ReadWindow):
-	// after a read that drained the input, the next read waits until
-	// window has passed since it. Zero reads at once.
-	window  time.Duration
-	last    time.Time // when the last read returned data
-	drained bool      // the last read returned less than it had room for
+	// window batches a dense stream of lines (see Options.ReadWindow).
+	// The reader batches once two reads in a row return data less than
+	// window/8 apart (lines come faster than 8 a window): then each read
+	// waits until window has passed since the one before. It stops as soon
+	// as a batch holds fewer than two lines, and whenever a read fills its
+	// buffer (a backlog, read on at once). Zero never waits.
+	window   time.Duration
+	last     time.Time // when the last read returned data
+	batching bool
 }
+
+var newline = []byte{'\n'}
 
 // fragment is part of a long line, in a slab it holds a reference to.
 type fragment struct {
@@ -157,15 +162,24 @@ func (lr *lineReader) next() ([]byte, *slab, error) {
 		if lr.cur == nil || lr.end == len(lr.cur.buf) {
 			lr.newSlab()
 		}
-		if lr.window > 0 && lr.drained {
+		if lr.batching {
 			if d := lr.window - time.Since(lr.last); d > 0 {
 				time.Sleep(d)
 			}
 		}
 		room := lr.cur.buf[lr.end:]
 		n, err := lr.r.Read(room)
-		if n > 0 {
-			lr.last, lr.drained = time.Now(), n < len(room)
+		if n > 0 && lr.window > 0 {
+			now := time.Now()
+			switch {
+			case n == len(room):
+				lr.batching = false
+			case lr.batching:
+				lr.batching = bytes.Count(room[:n], newline) >= 2
+			default:
+				lr.batching = now.Sub(lr.last) < lr.window/8
+			}
+			lr.last = now
 		}
 		lr.end += n
 		lr.err = err

@@ -554,9 +554,42 @@ func TestLineReaderWindow(t *testing.T) {
 				t.Errorf("the line after a pause waited %v", time.Since(src.start)-due[i])
 			}
 		}
-		// 10 ms of burst in 1 ms windows, one line, 0.1 ms of burst.
-		if src.reads > 10+1+1+2 {
+		// Two reads to see the first burst is dense, 10 ms of it in 1 ms
+		// windows, the line after the pause, and three reads for the last
+		// burst (one, one more that finds it dense, the rest).
+		if src.reads > 2+10+1+3 {
 			t.Errorf("%d reads for 1,101 lines: the window did not batch them", src.reads)
+		}
+	})
+	// Lines that come slower than 8 a window are read one by one, as they
+	// come: waiting would batch nothing and cost a timer each. Here they
+	// follow a dense burst: the reader stops batching at the first batch
+	// of one line.
+	synctest.Test(t, func(t *testing.T) {
+		const burst, sparse = 50, 100
+		src := &timedSource{start: time.Now()}
+		for i := range burst + sparse {
+			at := time.Duration(i) * 10 * time.Microsecond
+			if i >= burst {
+				at = time.Duration(i-burst+1) * 800 * time.Microsecond
+			}
+			src.at = append(src.at, at)
+			src.lines = append(src.lines, "{}\n")
+		}
+		due := slices.Clone(src.at)
+		lr := lineReader{r: src, pool: &slabs{}, window: window}
+		for i := 0; ; i++ {
+			_, sl, err := lr.next()
+			if err != nil {
+				break
+			}
+			lr.pool.unref(sl)
+			if late := time.Since(src.start) - due[i]; late > window || i > burst+1 && late != 0 {
+				t.Fatalf("line %d waited %v", i, late)
+			}
+		}
+		if src.reads > sparse+burst/10 {
+			t.Errorf("%d reads for %d lines", src.reads, burst+sparse)
 		}
 	})
 	// Output that is there already is read without waiting, slab after
