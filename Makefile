@@ -68,7 +68,7 @@ CLAUDE_ROUNDS ?= 16
 .PHONY: bench-claude bench-peer
 bench-claude: bench-peer
 	CLAUDE_BIN="$${CLAUDE_BIN:-$$(scripts/install-claude.sh)}" \
-	$(GO) test -run '^$$' -bench '^BenchmarkClaude$$' -benchtime $(CLAUDE_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+	$(GO) test -v -run '^$$' -bench '^BenchmarkClaude$$' -benchtime $(CLAUDE_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
 
 # The peer adapter, without the CLI binary its SDK would bring along: the
 # benchmark points it at the same CLI as the others (CLAUDE_CODE_EXECUTABLE).

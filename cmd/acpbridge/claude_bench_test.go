@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package main_test
 
@@ -15,11 +15,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
@@ -107,7 +107,7 @@ func TestClaudeBenchDrivers(t *testing.T) {
 			if got.deltas != deltas {
 				t.Errorf("streaming turn: %d deltas reached the client, want %d", got.deltas, deltas)
 			}
-			if got.cold <= 0 || got.turn <= 0 || got.init <= 0 || s.kind == subjectCLI && got.coldInit < got.init {
+			if got.cold <= 0 || got.turn <= 0 || got.init <= 0 || got.turnCPU <= 0 || s.kind == subjectCLI && got.coldInit < got.init {
 				t.Errorf("timings not taken, or out of order: %+v", got)
 			}
 			if s.kind != subjectCLI {
@@ -698,6 +698,29 @@ func reportClaude(b *testing.B, rounds []claudeRound) {
 	coldInit := med("cli", func(s claudeSample) time.Duration { return s.coldInit })
 	b.ReportMetric(coldInit, "cold-ms-cli-init-first")
 	fmt.Fprintf(&t, "raw CLI cold path with initialize first (as an adapter starts it): %.1f\n", coldInit)
+	b.Log(t.String())
+	t.Reset()
+	// The spread says how far to trust the medians on this machine.
+	for _, m := range []struct {
+		what string
+		f    func(claudeSample) time.Duration
+	}{
+		{"cold path", func(s claudeSample) time.Duration { return s.cold }},
+		{"20k turn", func(s claudeSample) time.Duration { return s.turn }},
+	} {
+		fmt.Fprintf(&t, "%s by round, in ms:\n", m.what)
+		for _, name := range []string{"acpbridge", "acpbridge-env", "peer", "cli"} {
+			if _, ok := rounds[0][name]; !ok {
+				continue
+			}
+			fmt.Fprintf(&t, "%-14s", name)
+			for _, r := range rounds {
+				fmt.Fprintf(&t, " %6.0f", ms(m.f(r[name])))
+			}
+			fmt.Fprintln(&t)
+		}
+	}
+	b.Log(t.String())
 	b.ReportMetric(br.cold-cli.cold, "cold-ms-over-cli")
 	b.ReportMetric(br.turn/cli.turn, "turn-ratio-vs-cli")
 	if env, ok := fig["acpbridge-env"]; ok {
@@ -709,7 +732,6 @@ func reportClaude(b *testing.B, rounds []claudeRound) {
 		b.ReportMetric(br.sessionNew/peer.sessionNew, "new-ratio-vs-peer")
 		b.ReportMetric(br.rss/peer.rss, "rss-ratio-vs-peer")
 	}
-	b.Log(t.String())
 }
 
 func median(v []float64) float64 {
@@ -722,29 +744,16 @@ func median(v []float64) float64 {
 	return s[n/2]
 }
 
-// cpuTime is the CPU time a running process has used so far, all threads
-// (Linux: /proc/PID/stat, in clock ticks of 10 ms).
+// cpuTime is the CPU time process pid has used so far, all its threads,
+// read from its CPU clock (Linux: clock_getcpuclockid, which is exact, where
+// /proc/PID/stat counts 10 ms ticks).
 func cpuTime(pid int) (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
+	clock := (^uintptr(pid))<<3 | 2 // CPUCLOCK_SCHED of the whole process
+	var ts syscall.Timespec
+	if _, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clock, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
+		return 0, fmt.Errorf("reading the CPU clock of process %d: %w", pid, errno)
 	}
-	// Fields after the command name, which is in parentheses and may
-	// contain spaces: state is the first, utime and stime the 12th and 13th.
-	i := bytes.LastIndexByte(data, ')')
-	f := strings.Fields(string(data[i+1:]))
-	if i < 0 || len(f) < 13 {
-		return 0, fmt.Errorf("parsing /proc/%d/stat", pid)
-	}
-	var ticks int64
-	for _, v := range f[11:13] {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("parsing /proc/%d/stat: %w", pid, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond, nil
+	return time.Duration(ts.Nano()), nil
 }
 
 // loadAverage is the machine's load average over 1, 5 and 15 minutes, or a
