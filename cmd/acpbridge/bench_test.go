@@ -218,15 +218,9 @@ func replayTurn(ctx context.Context, path string, onUpdate func(line []byte)) (t
 	if _, err := br.initialize(); err != nil {
 		return r, err
 	}
-	res, err := br.call("session/new", map[string]any{"cwd": br.dir, "mcpServers": []any{}}, nil)
+	sessionID, err := br.newSession(br.dir)
 	if err != nil {
 		return r, err
-	}
-	var sess struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := json.Unmarshal(res, &sess); err != nil || sess.SessionID == "" {
-		return r, fmt.Errorf("session/new answer without a session id: %s", res)
 	}
 	count := func(line []byte) {
 		r.updates++
@@ -238,8 +232,8 @@ func replayTurn(ctx context.Context, path string, onUpdate func(line []byte)) (t
 		}
 	}
 	start := time.Now()
-	res, err = br.call("session/prompt", map[string]any{
-		"sessionId": sess.SessionID,
+	res, err := br.call("session/prompt", map[string]any{
+		"sessionId": sessionID,
 		"prompt":    []any{map[string]any{"type": "text", "text": gen.Prompt}},
 	}, count)
 	r.prompt = time.Since(start)
@@ -319,6 +313,21 @@ func (b *rawBridge) initialize() (json.RawMessage, error) {
 // call sends a request and reads frames until its answer, handing every
 // session/update to onUpdate (if set). A request from the bridge or an
 // error answer fails the call.
+// newSession opens a session in cwd and returns its id.
+func (b *rawBridge) newSession(cwd string) (string, error) {
+	res, err := b.call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}}, nil)
+	if err != nil {
+		return "", err
+	}
+	var sess struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(res, &sess); err != nil || sess.SessionID == "" {
+		return "", fmt.Errorf("session/new answer without a session id: %s", res)
+	}
+	return sess.SessionID, nil
+}
+
 func (b *rawBridge) call(method string, params any, onUpdate func([]byte)) (json.RawMessage, error) {
 	b.nextID++
 	id := b.nextID

@@ -331,19 +331,13 @@ func (e *claudeBench) adapterSample(ctx context.Context, sb *sandbox, argv, extr
 	s.init = time.Since(a.started)
 
 	start := time.Now()
-	res, err := a.call("session/new", map[string]any{"cwd": sb.project, "mcpServers": []any{}}, nil)
+	sessionID, err := a.newSession(sb.project)
 	if err != nil {
 		return s, err
 	}
 	s.sessionNew = time.Since(start)
-	var sess struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := json.Unmarshal(res, &sess); err != nil || sess.SessionID == "" {
-		return s, fmt.Errorf("session/new answer without a session id: %s", res)
-	}
 	var first time.Time
-	if _, err := a.prompt(sess.SessionID, warmPrompt, func(string) {
+	if _, err := a.prompt(sessionID, warmPrompt, func(string) {
 		if first.IsZero() {
 			first = time.Now()
 		}
@@ -358,7 +352,7 @@ func (e *claudeBench) adapterSample(ctx context.Context, sb *sandbox, argv, extr
 	var text strings.Builder
 	cpu0, cpuErr := cpuTime(a.cmd.Process.Pid)
 	start = time.Now()
-	if _, err := a.prompt(sess.SessionID, streamPrompt, func(t string) {
+	if _, err := a.prompt(sessionID, streamPrompt, func(t string) {
 		s.deltas++
 		text.WriteString(t)
 	}); err != nil {

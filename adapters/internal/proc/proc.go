@@ -253,14 +253,7 @@ func (o *output) close() { o.clOnce.Do(func() { o.f.Close() }) }
 
 // waitFor reports whether ch closed within d.
 func waitFor(ch <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return true
-	case <-t.C:
-		return false
-	}
+	return waitCtx(context.Background(), ch, d)
 }
 
 // waitCtx is waitFor that also gives up when ctx is done.
