@@ -59,9 +59,11 @@ type Options struct {
 	// from the CLI itself. While lines come faster than 8 a window, each
 	// read waits until ReadWindow has passed since the last, so no line
 	// waits longer than that; slower lines, and output already waiting,
-	// are read at once. Zero reads every line as it comes (in-process
-	// agents, which write in one go anyway); DefaultReadWindow is for a
-	// real CLI on a pipe.
+	// are read at once. While it waits, the pipe is off the runtime's
+	// poller (proc.NowReader), or every write of the CLI would wake the
+	// bridge anyway. Zero reads every line as it comes (in-process agents,
+	// which write in one go anyway); DefaultReadWindow is for a real CLI
+	// on a pipe.
 	ReadWindow time.Duration
 }
 

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 )
 
 // ring is a FIFO of events. Within the queue's bounds it reuses one array,
@@ -121,11 +123,16 @@ type lineReader struct {
 	// The reader batches once two reads in a row return data less than
 	// window/8 apart (lines come faster than 8 a window): then each read
 	// waits until window has passed since the one before. It stops as soon
-	// as a batch holds fewer than two lines, and whenever a read fills its
-	// buffer (a backlog, read on at once). Zero never waits.
+	// as a batch holds fewer than two lines. A read that fills its buffer
+	// is a backlog, read on at once. Zero never waits.
+	//
+	// A source that is a proc.NowReader is read with ReadNow while
+	// batching, so the writes of the window wake nothing, and with Read
+	// (which waits) once ReadNow finds it empty.
 	window   time.Duration
 	last     time.Time // when the last read returned data
 	batching bool
+	backlog  bool // the last read filled its buffer
 }
 
 var newline = []byte{'\n'}
@@ -162,28 +169,57 @@ func (lr *lineReader) next() ([]byte, *slab, error) {
 		if lr.cur == nil || lr.end == len(lr.cur.buf) {
 			lr.newSlab()
 		}
-		if lr.batching {
-			if d := lr.window - time.Since(lr.last); d > 0 {
-				time.Sleep(d)
-			}
-		}
-		room := lr.cur.buf[lr.end:]
-		n, err := lr.r.Read(room)
-		if n > 0 && lr.window > 0 {
-			now := time.Now()
-			switch {
-			case n == len(room):
-				lr.batching = false
-			case lr.batching:
-				lr.batching = bytes.Count(room[:n], newline) >= 2
-			default:
-				lr.batching = now.Sub(lr.last) < lr.window/8
-			}
-			lr.last = now
-		}
+		n, err := lr.read(lr.cur.buf[lr.end:])
 		lr.end += n
 		lr.err = err
 	}
+}
+
+// read reads once into room, batching a dense stream (see window).
+func (lr *lineReader) read(room []byte) (int, error) {
+	if lr.window == 0 {
+		return lr.r.Read(room)
+	}
+	now, quiet := lr.r.(proc.NowReader)
+	if lr.batching && !lr.backlog {
+		if quiet {
+			// Unwatched before the wait, not after: the writes of the
+			// window are the ones that must wake nothing.
+			_, _ = now.ReadNow(nil)
+		}
+		if d := lr.window - time.Since(lr.last); d > 0 {
+			time.Sleep(d)
+		}
+	}
+	var n int
+	var err error
+	if lr.batching && quiet {
+		n, err = now.ReadNow(room)
+		if n == 0 && err == nil {
+			lr.batching, lr.backlog = false, false // the stream paused
+		}
+	}
+	if n == 0 && err == nil {
+		n, err = lr.r.Read(room)
+	}
+	if n > 0 {
+		t := time.Now()
+		switch {
+		case n == len(room):
+			// A backlog: read on at once. A pipe that can be read
+			// quietly stays so; another is read as it comes.
+			lr.backlog = true
+			lr.batching = quiet && lr.batching
+		case lr.batching:
+			lr.batching = lr.backlog || bytes.Count(room[:n], newline) >= 2
+			lr.backlog = false
+		default:
+			lr.batching = t.Sub(lr.last) < lr.window/8
+			lr.backlog = false
+		}
+		lr.last = t
+	}
+	return n, err
 }
 
 // handOut returns the line that ends at cur.buf[j], with a reference to

@@ -501,6 +501,66 @@ func (s *timedSource) Read(p []byte) (int, error) {
 	if d := time.Until(s.start.Add(s.at[0])); d > 0 {
 		time.Sleep(d)
 	}
+	return s.take(p), nil
+}
+
+// quietSource is a timedSource that is also a proc.NowReader, as the pipe
+// of a real CLI is. It counts its ReadNow calls apart, and the wakes: lines
+// written between two reads while the source was watched (not quiet).
+// Each of those wakes a real bridge for nothing, as the reader is not
+// waiting for it.
+type quietSource struct {
+	*timedSource
+	nows  int
+	quiet bool      // ReadNow was called, and Read not since
+	since time.Time // when the last read returned
+	wakes int
+}
+
+func (s *quietSource) Read(p []byte) (int, error) {
+	s.count()
+	s.quiet = false
+	n, err := s.timedSource.Read(p)
+	s.since = time.Now()
+	return n, err
+}
+
+func (s *quietSource) ReadNow(p []byte) (int, error) {
+	s.count()
+	s.quiet = true
+	if len(p) == 0 {
+		return 0, nil
+	}
+	s.nows++
+	if len(s.lines) == 0 {
+		return 0, io.EOF
+	}
+	n := s.take(p)
+	s.since = time.Now()
+	return n, nil
+}
+
+// count adds the writes since the last read to wakes, unless the source
+// was quiet meanwhile. Writes a Read waits for are not counted: they come
+// after the call.
+func (s *quietSource) count() {
+	if s.quiet || s.since.IsZero() {
+		return
+	}
+	now := time.Now()
+	for _, at := range s.at {
+		t := s.start.Add(at)
+		if t.After(now) {
+			break
+		}
+		if t.After(s.since) {
+			s.wakes++
+		}
+	}
+}
+
+// take copies the lines due by now into p, as many as fit.
+func (s *timedSource) take(p []byte) int {
 	n := 0
 	for len(s.lines) > 0 && !s.start.Add(s.at[0]).After(time.Now()) && n < len(p) {
 		c := copy(p[n:], s.lines[0])
@@ -509,7 +569,7 @@ func (s *timedSource) Read(p []byte) (int, error) {
 			s.lines, s.at = s.lines[1:], s.at[1:]
 		}
 	}
-	return n, nil
+	return n
 }
 
 // With a read window, a stream of lines is read in batches, and no line
@@ -636,4 +696,66 @@ func TestLineReaderWindow(t *testing.T) {
 			t.Errorf("%d reads for 100 lines 10 µs apart without a window, want 100", src.reads)
 		}
 	})
+}
+
+// A source that can be read quietly is, while the reader batches: the
+// writes within a window wake nothing. The timing is as without it.
+func TestLineReaderWindowQuiet(t *testing.T) {
+	const window = time.Millisecond
+	for _, quiet := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			ts := &timedSource{start: time.Now()}
+			// As in TestLineReaderWindow: a dense burst, a pause, a
+			// line, a pause, a denser burst.
+			for i := range 1000 {
+				ts.at = append(ts.at, time.Duration(i)*10*time.Microsecond)
+			}
+			ts.at = append(ts.at, 50*time.Millisecond)
+			for i := range 100 {
+				ts.at = append(ts.at, 80*time.Millisecond+time.Duration(i)*time.Microsecond)
+			}
+			for range ts.at {
+				ts.lines = append(ts.lines, "{}\n")
+			}
+			due := slices.Clone(ts.at)
+			src := &quietSource{timedSource: ts}
+			var r io.Reader = src
+			if !quiet {
+				r = struct{ io.Reader }{src} // hides ReadNow
+			}
+			lr := lineReader{r: r, pool: &slabs{}, window: window}
+			for i := 0; ; i++ {
+				_, sl, err := lr.next()
+				if err != nil {
+					if i != len(due) {
+						t.Fatalf("read %d lines (%v), want %d", i, err, len(due))
+					}
+					break
+				}
+				lr.pool.unref(sl)
+				if late := time.Since(ts.start) - due[i]; late > window || i == 1000 && late != 0 {
+					t.Fatalf("quiet %v: line %d read %v after it was written", quiet, i, late)
+				}
+			}
+			if !quiet {
+				// What the quiet source saves: nearly every line of
+				// the bursts came while the reader slept, watched.
+				if src.nows != 0 || src.wakes < 1000 {
+					t.Errorf("without ReadNow: %d ReadNow calls, %d wakes; want 0 and most of 1,101", src.nows, src.wakes)
+				}
+				return
+			}
+			// Reads: two to find the first burst dense, one that waits
+			// out the pause for the line, two for the second burst (5).
+			// ReadNow: one a window of the bursts, and one each to find
+			// them over (13). Waiting for the pauses with ReadNow would
+			// take ~70 more.
+			if src.reads > 6 || src.nows > 14 || src.nows == 0 {
+				t.Errorf("%d reads and %d ReadNow calls for 1,101 lines", src.reads, src.nows)
+			}
+			if src.wakes > 0 {
+				t.Errorf("%d wakes: the reader slept through its windows on a watched source", src.wakes)
+			}
+		})
+	}
 }

@@ -31,7 +31,7 @@ func Start(ctx context.Context, s Spec) (Process, error) {
 	}
 	// Own pipes rather than StdoutPipe/StderrPipe: exec closes those in Wait,
 	// which would cut off a reader still draining output.
-	outR, outW, err := os.Pipe()
+	outR, outW, err := stdoutPipe()
 	if err != nil {
 		stdin.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)

@@ -64,6 +64,7 @@ type Process interface {
 	Stdin() io.WriteCloser
 	// Stdout is the agent's output (on a PTY, stdout and stderr merged). It
 	// returns io.EOF once the agent and everything it started have exited.
+	// On pipes on Unix it is also a NowReader.
 	Stdout() io.Reader
 	// Wait blocks until the agent has exited and returns its error: nil for
 	// a zero exit; for a non-zero exit "NAME exited: STATUS: STDERR TAIL".
@@ -185,8 +186,13 @@ func (p *osProc) exitError(werr error) error {
 }
 
 func (p *osProc) Stdin() io.WriteCloser { return p.stdin }
-func (p *osProc) Stdout() io.Reader     { return p.out }
-func (p *osProc) Pid() int              { return p.pid }
+func (p *osProc) Stdout() io.Reader {
+	if now, ok := p.out.f.(NowReader); ok {
+		return nowOutput{p.out, now}
+	}
+	return p.out
+}
+func (p *osProc) Pid() int { return p.pid }
 
 func (p *osProc) Wait() error {
 	<-p.done
@@ -228,28 +234,55 @@ func (p *osProc) stopped() error {
 	return p.err
 }
 
+// NowReader is implemented by the Stdout of an agent started on pipes
+// (Start) on Unix. ReadNow returns what the pipe holds without waiting: 0
+// and nil when it is empty. From then until the next Read the runtime no
+// longer watches the pipe, so the agent's writes meanwhile wake nothing. A
+// reader that batches a dense stream calls ReadNow(nil) to stop the
+// watching, sleeps out its window, takes the batch with ReadNow, and goes
+// back to Read when the pipe is empty.
+type NowReader interface {
+	ReadNow(b []byte) (int, error)
+}
+
 // output is the read side of the agent's stdout (a pipe or a PTY master).
 // EIO from a PTY master whose child side has closed, and reads after the
 // reaper closed the file, are reported as io.EOF.
 type output struct {
-	f       *os.File
+	f       io.ReadCloser
 	eof     chan struct{} // closed when a Read has returned io.EOF
 	eofOnce sync.Once
 	clOnce  sync.Once
 }
 
-func newOutput(f *os.File) *output { return &output{f: f, eof: make(chan struct{})} }
+func newOutput(f io.ReadCloser) *output { return &output{f: f, eof: make(chan struct{})} }
 
 func (o *output) Read(b []byte) (int, error) {
 	n, err := o.f.Read(b)
+	return n, o.seen(err)
+}
+
+// seen maps the ends of the output to io.EOF and notes the first.
+func (o *output) seen(err error) error {
 	if err != nil && (err == io.EOF || errors.Is(err, os.ErrClosed) || isEIO(err)) {
 		err = io.EOF
 		o.eofOnce.Do(func() { close(o.eof) })
 	}
-	return n, err
+	return err
 }
 
 func (o *output) close() { o.clOnce.Do(func() { o.f.Close() }) }
+
+// nowOutput is an output whose pipe offers ReadNow.
+type nowOutput struct {
+	*output
+	now NowReader
+}
+
+func (o nowOutput) ReadNow(b []byte) (int, error) {
+	n, err := o.now.ReadNow(b)
+	return n, o.seen(err)
+}
 
 // waitFor reports whether ch closed within d.
 func waitFor(ch <-chan struct{}, d time.Duration) bool {

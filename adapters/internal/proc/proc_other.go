@@ -3,6 +3,7 @@
 package proc
 
 import (
+	"io"
 	"os"
 	"os/exec"
 )
@@ -30,3 +31,7 @@ func signalGroup(pid int, _ signal) error {
 func groupAlive(int) bool { return false }
 
 func isEIO(error) bool { return false }
+
+// stdoutPipe makes the agent's stdout pipe: the read end for the bridge and
+// the write end for the child.
+func stdoutPipe() (io.ReadCloser, *os.File, error) { return os.Pipe() }

@@ -20,9 +20,9 @@ const (
 )
 
 // setProcessGroup makes the child the leader of a new process group, so
-// that signals reach everything it starts (crush process_unix.go does the
-// same for MCP servers). Not for PTY children: pty.StartWithSize sets
-// Setsid, and Setpgid on top of it makes fork/exec fail with EPERM.
+// that signals reach everything it starts. Not for PTY children:
+// pty.StartWithSize sets Setsid, and Setpgid on top of it makes fork/exec
+// fail with EPERM.
 func setProcessGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
