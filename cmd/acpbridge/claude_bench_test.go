@@ -44,6 +44,10 @@ import (
 //	          process given the initialize control request at once (its
 //	          initialize latency) and the first user message at its answer
 //
+// Every subject's streaming turn is read the same way, a read a millisecond
+// (pacedReader), so that what this process spends reading does not weigh
+// more on one subject than another.
+//
 // Reported per subject: the medians over the rounds (init-ms, new-ms,
 // cold-ms, turn-ms, and turn-cpu-ms: the CPU time the adapter itself spent
 // in the streaming turn) and the largest peak RSS (rss-MB); for the raw CLI
@@ -298,14 +302,20 @@ func startChild(ctx context.Context, argv, env []string, dir string) (*rawBridge
 		cancel()
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
 		cancel()
 		return nil, err
 	}
-	c.out = bufio.NewReaderSize(out, 64<<10)
+	out, w := os.NewFile(uintptr(p[0]), "stdout"), os.NewFile(uintptr(p[1]), "stdout")
+	cmd.Stdout = w
+	c.paced = &pacedReader{f: out}
+	c.out = bufio.NewReaderSize(c.paced, 64<<10)
 	c.started = time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
 		cancel()
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
@@ -351,6 +361,7 @@ func (e *claudeBench) adapterSample(ctx context.Context, sb *sandbox, argv, extr
 
 	var text strings.Builder
 	cpu0, cpuErr := cpuTime(a.cmd.Process.Pid)
+	a.paced.pace = streamPace
 	start = time.Now()
 	if _, err := a.prompt(sessionID, streamPrompt, func(t string) {
 		s.deltas++
@@ -359,6 +370,7 @@ func (e *claudeBench) adapterSample(ctx context.Context, sb *sandbox, argv, extr
 		return s, err
 	}
 	s.turn = time.Since(start)
+	a.paced.pace = 0
 	if cpu1, err := cpuTime(a.cmd.Process.Pid); err == nil && cpuErr == nil {
 		s.turnCPU = cpu1 - cpu0
 	}
@@ -479,6 +491,7 @@ func (e *claudeBench) cliSample(ctx context.Context, sb *sandbox) (claudeSample,
 	s.cold = first.Sub(c.started)
 	var text strings.Builder
 	cpu0, cpuErr := cpuTime(c.cmd.Process.Pid)
+	c.paced.pace = streamPace
 	start := time.Now()
 	if err := c.cliTurn(streamPrompt, func(t string) {
 		s.deltas++
@@ -487,6 +500,7 @@ func (e *claudeBench) cliSample(ctx context.Context, sb *sandbox) (claudeSample,
 		return s, err
 	}
 	s.turn = time.Since(start)
+	c.paced.pace = 0
 	if cpu1, err := cpuTime(c.cmd.Process.Pid); err == nil && cpuErr == nil {
 		s.turnCPU = cpu1 - cpu0
 	}
