@@ -61,7 +61,8 @@ type Options struct {
 	// waits longer than that; slower lines, and output already waiting,
 	// are read at once. While it waits, the pipe is off the runtime's
 	// poller (proc.NowReader), or every write of the CLI would wake the
-	// bridge anyway. Zero reads every line as it comes (in-process agents,
+	// bridge anyway. The text deltas of one such read reach the editor as
+	// one chunk. Zero reads every line as it comes (in-process agents,
 	// which write in one go anyway); DefaultReadWindow is for a real CLI
 	// on a pipe.
 	ReadWindow time.Duration

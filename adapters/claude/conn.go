@@ -44,6 +44,9 @@ type event struct {
 	// is what Wait returned.
 	exit bool
 	err  error
+	// batch is the lineReader's tag of the line: lines with the same
+	// non-zero tag were written within one read window.
+	batch uint64
 }
 
 // reply is the CLI's answer to a host control request.
@@ -144,7 +147,7 @@ func (c *conn) read() {
 	for {
 		line, sl, err := lr.next()
 		if len(line) > 0 {
-			c.dispatch(line, sl)
+			c.dispatch(line, sl, lr.batch)
 		}
 		if err != nil {
 			if err != io.EOF {
@@ -184,7 +187,7 @@ func (c *conn) read() {
 
 // dispatch classifies one stdout line, held by sl. A line that does not
 // become an event is recycled at once.
-func (c *conn) dispatch(line []byte, sl *slab) {
+func (c *conn) dispatch(line []byte, sl *slab, batch uint64) {
 	queued := false
 	defer func() {
 		if !queued {
@@ -202,7 +205,7 @@ func (c *conn) dispatch(line []byte, sl *slab) {
 		c.log.Debug().Bytes("line", line).Msg("skipping non-JSON output line")
 		return
 	}
-	ev := event{typ: gjson.GetBytes(line, "type").String(), line: line, slab: sl}
+	ev := event{typ: gjson.GetBytes(line, "type").String(), line: line, slab: sl, batch: batch}
 	if ev.typ != "stream_event" { // the line of every delta has none
 		ev.subtype = gjson.GetBytes(line, "subtype").String()
 	}

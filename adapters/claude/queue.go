@@ -133,6 +133,13 @@ type lineReader struct {
 	last     time.Time // when the last read returned data
 	batching bool
 	backlog  bool // the last read filled its buffer
+
+	// batch tags the lines that the last read completed: the number of
+	// that read if it was a ReadNow of a batch (it took what a window
+	// gathered), zero otherwise. Lines with the same non-zero tag were
+	// written within one window, and may go to the editor together.
+	batch   uint64
+	batches uint64
 }
 
 var newline = []byte{'\n'}
@@ -177,6 +184,7 @@ func (lr *lineReader) next() ([]byte, *slab, error) {
 
 // read reads once into room, batching a dense stream (see window).
 func (lr *lineReader) read(room []byte) (int, error) {
+	lr.batch = 0
 	if lr.window == 0 {
 		return lr.r.Read(room)
 	}
@@ -194,9 +202,14 @@ func (lr *lineReader) read(room []byte) (int, error) {
 	var n int
 	var err error
 	if lr.batching && quiet {
+		// What the window gathered, all written before this read.
 		n, err = now.ReadNow(room)
-		if n == 0 && err == nil {
-			lr.batching, lr.backlog = false, false // the stream paused
+		if n > 0 {
+			lr.batches++
+			lr.batch = lr.batches
+		} else if err == nil {
+			// The stream paused: wait for it to go on.
+			lr.batching, lr.backlog = false, false
 		}
 	}
 	if n == 0 && err == nil {

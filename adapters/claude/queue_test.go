@@ -691,6 +691,9 @@ func TestLineReaderWindow(t *testing.T) {
 				break
 			}
 			lr.pool.unref(sl)
+			if lr.batch != 0 {
+				t.Fatalf("batch %d without a window", lr.batch)
+			}
 		}
 		if src.reads != 100 {
 			t.Errorf("%d reads for 100 lines 10 µs apart without a window, want 100", src.reads)
@@ -724,6 +727,7 @@ func TestLineReaderWindowQuiet(t *testing.T) {
 				r = struct{ io.Reader }{src} // hides ReadNow
 			}
 			lr := lineReader{r: r, pool: &slabs{}, window: window}
+			var tags []uint64
 			for i := 0; ; i++ {
 				_, sl, err := lr.next()
 				if err != nil {
@@ -736,14 +740,36 @@ func TestLineReaderWindowQuiet(t *testing.T) {
 				if late := time.Since(ts.start) - due[i]; late > window || i == 1000 && late != 0 {
 					t.Fatalf("quiet %v: line %d read %v after it was written", quiet, i, late)
 				}
+				tags = append(tags, lr.batch)
+			}
+			// Batch tags: the lines of a window share one; a line read
+			// as it came (after a pause) has none.
+			batched, last := 0, uint64(0)
+			for i, tag := range tags {
+				if tag != 0 && tag < last {
+					t.Fatalf("line %d has batch %d after batch %d", i, tag, last)
+				}
+				if tag != 0 {
+					batched++
+					last = tag
+				}
 			}
 			if !quiet {
+				// Only a ReadNow is known to take what was written
+				// before it: a plain Read may have waited.
+				if batched != 0 {
+					t.Errorf("%d lines of a source without ReadNow in batches", batched)
+				}
 				// What the quiet source saves: nearly every line of
 				// the bursts came while the reader slept, watched.
 				if src.nows != 0 || src.wakes < 1000 {
 					t.Errorf("without ReadNow: %d ReadNow calls, %d wakes; want 0 and most of 1,101", src.nows, src.wakes)
 				}
 				return
+			}
+			if tags[1000] != 0 || tags[0] != 0 || batched < 1000 || last > 20 {
+				t.Errorf("%d of 1,101 lines in %d batches, the first in %d, the one after the pause in %d; want most in ~12 and those two in none",
+					batched, last, tags[0], tags[1000])
 			}
 			// Reads: two to find the first burst dense, one that waits
 			// out the pause for the line, two for the second burst (5).

@@ -30,6 +30,7 @@ type translator struct {
 	streamed map[streamKey]bool // message parts already streamed
 	last     streamKey          // the part the last chunk came from
 	msgID    string             // API message being streamed
+	pend     pendingChunk       // deltas held to go out as one chunk (mergeDelta)
 	plan     taskPlan
 	used     uint64          // context tokens of the last main-thread message
 	bg       map[string]bool // background tasks still running, by task id
@@ -92,26 +93,8 @@ type streamKey struct {
 
 // streamEvent handles a raw API stream event: text and thinking deltas become
 // chunks as they arrive, and a tool_use block start announces the tool call.
-// It is the hot path of a streamed turn (a line per delta), so the line's
-// members are read in one pass.
 func (t *translator) streamEvent(root gjson.Result) {
-	var (
-		e      gjson.Result
-		parent string
-	)
-	root.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "event":
-			e = v
-		case "parent_tool_use_id":
-			parent = v.String()
-		case "api_message_id":
-			if id := v.String(); id != "" {
-				t.msgID = id
-			}
-		}
-		return true
-	})
+	e, parent := t.streamMembers(root)
 	switch e.Get("type").String() {
 	case "message_start":
 		t.msgID = orDefault(e.Get("message.id").String(), t.msgID)
@@ -129,26 +112,113 @@ func (t *translator) streamEvent(root gjson.Result) {
 			t.chunk(cb.Get("thinking").String(), true, parent)
 		}
 	case "content_block_delta":
-		d := e.Get("delta")
-		switch d.Get("type").String() {
-		case "text_delta":
-			t.chunk(d.Get("text").String(), false, parent)
-		case "thinking_delta":
-			t.chunk(d.Get("thinking").String(), true, parent)
+		if text, thought, ok := deltaText(e); ok {
+			t.chunk(text, thought, parent)
 		}
 	}
 }
 
-// chunk sends streamed text or thinking and remembers that this message's
-// text was streamed, so the full assistant frame does not repeat it.
+// streamMembers returns a stream_event line's event and parent tool use,
+// and follows its api_message_id. It is the hot path of a streamed turn (a
+// line per delta), so the line's members are read in one pass.
+func (t *translator) streamMembers(root gjson.Result) (e gjson.Result, parent string) {
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "event":
+			e = v
+		case "parent_tool_use_id":
+			parent = v.String()
+		case "api_message_id":
+			if id := v.String(); id != "" {
+				t.msgID = id
+			}
+		}
+		return true
+	})
+	return e, parent
+}
+
+// deltaText returns the text of a text or thinking delta event.
+func deltaText(e gjson.Result) (text string, thought, ok bool) {
+	d := e.Get("delta")
+	switch d.Get("type").String() {
+	case "text_delta":
+		return d.Get("text").String(), false, true
+	case "thinking_delta":
+		return d.Get("thinking").String(), true, true
+	}
+	return "", false, false
+}
+
+// pendingChunk is streamed text of one message part, from one read batch,
+// not sent yet.
+type pendingChunk struct {
+	text   []byte
+	key    streamKey
+	parent string
+	batch  uint64
+}
+
+// mergeDelta takes ev if it is a text or thinking delta the reader got in
+// a batch (event.batch), adding its text to the pending chunk, and reports
+// whether it did. Deltas the CLI wrote within one read window thus reach
+// the editor as one chunk: the same text at no later a time, in a
+// fraction of the updates (a fast stream gathers tens of deltas a
+// millisecond, each a frame for the editor to parse). The turn flushes
+// the pending chunk before any other event, and whenever it has caught up
+// with the reader.
+func (t *translator) mergeDelta(ev event) bool {
+	if ev.batch == 0 || ev.typ != "stream_event" {
+		return false
+	}
+	e, parent := t.streamMembers(gjson.ParseBytes(ev.line))
+	if e.Get("type").String() != "content_block_delta" {
+		return false
+	}
+	text, thought, ok := deltaText(e)
+	if !ok {
+		return false
+	}
+	p := &t.pend
+	k := streamKey{t.msgID, thought}
+	if len(p.text) > 0 && (p.batch != ev.batch || p.key != k || p.parent != parent) {
+		t.flush()
+	}
+	if text == "" {
+		return true
+	}
+	if len(p.text) == 0 {
+		p.key, p.parent, p.batch = k, parent, ev.batch
+	}
+	p.text = append(p.text, text...)
+	return true
+}
+
+// flush sends the pending chunk, if any.
+func (t *translator) flush() {
+	p := &t.pend
+	if len(p.text) == 0 {
+		return
+	}
+	t.chunkOf(p.key, string(p.text), p.parent)
+	p.text = p.text[:0]
+}
+
+// chunk sends streamed text or thinking of the current message and
+// remembers that it was streamed, so the full assistant frame does not
+// repeat it.
 func (t *translator) chunk(text string, thought bool, parent string) {
 	if text == "" {
 		return
 	}
-	if k := (streamKey{t.msgID, thought}); k != t.last {
+	t.chunkOf(streamKey{t.msgID, thought}, text, parent)
+}
+
+func (t *translator) chunkOf(k streamKey, text, parent string) {
+	if k != t.last {
 		t.streamed[k], t.last = true, k
 	}
-	t.sendChunk(text, thought, parent)
+	t.sendChunk(text, k.thought, parent)
 }
 
 func (t *translator) sendChunk(text string, thought bool, parent string) {

@@ -47,9 +47,13 @@ func (t *turn) play(msg userFrame) (acp.StopReason, error) {
 		for !t.over {
 			ev, ok := t.r.c.pop()
 			if !ok {
+				t.s.tr.flush() // caught up: what is held goes now
 				break
 			}
-			t.handle(ev)
+			if !t.s.tr.mergeDelta(ev) {
+				t.s.tr.flush()
+				t.handle(ev)
+			}
 			t.r.c.recycle(ev)
 		}
 		if t.over {

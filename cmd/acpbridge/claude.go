@@ -30,7 +30,7 @@ func claudeCommand(g *globals, serve serveFunc) *cli.Command {
 			&cli.StringFlag{Name: "model", EnvVars: []string{"ACPBRIDGE_CLAUDE_MODEL"},
 				Usage: "initial model (the CLI's default when empty)", Destination: &o.Model},
 			&cli.DurationFlag{Name: "read-window", Value: claude.DefaultReadWindow, EnvVars: []string{"ACPBRIDGE_CLAUDE_READ_WINDOW"},
-				Usage: "while the CLI streams fast, let its output gather this long between reads (0: read every line at once)", Destination: &o.ReadWindow},
+				Usage: "while the CLI streams fast, let its output gather this long between reads; the deltas of one read go out as one chunk (0: read every line at once)", Destination: &o.ReadWindow},
 		},
 		Action: func(c *cli.Context) error {
 			switch o.PermissionMode {

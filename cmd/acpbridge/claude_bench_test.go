@@ -94,10 +94,12 @@ func BenchmarkClaude(b *testing.B) {
 
 // TestClaudeBenchDrivers runs one sample of every subject of BenchmarkClaude
 // on a short streaming turn and checks that the drivers time real work:
-// every delta reaches the client (as a chunk or a raw CLI text delta) with
-// the scripted text, the turns end normally, each timed span is positive
-// and in causal order, and the adapters' peak RSS is read. It needs the real
-// CLI and skips without it; the peer is checked when it is installed.
+// the scripted text reaches the client whole (the raw CLI's as one text
+// delta each; an adapter's in at most as many chunks: acpbridge sends the
+// deltas of one read window as one), the turns end normally, each timed
+// span is positive and in causal order, and the adapters' peak RSS is read.
+// It needs the real CLI and skips without it; the peer is checked when it
+// is installed.
 func TestClaudeBenchDrivers(t *testing.T) {
 	const deltas = 40
 	env := claudeBenchEnv(t, false)
@@ -108,8 +110,8 @@ func TestClaudeBenchDrivers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.deltas != deltas {
-				t.Errorf("streaming turn: %d deltas reached the client, want %d", got.deltas, deltas)
+			if got.deltas != deltas && (s.kind == subjectCLI || got.deltas == 0 || got.deltas > deltas) {
+				t.Errorf("streaming turn: %d chunks reached the client for %d deltas", got.deltas, deltas)
 			}
 			if got.cold <= 0 || got.turn <= 0 || got.init <= 0 || got.turnCPU <= 0 || s.kind == subjectCLI && got.coldInit < got.init {
 				t.Errorf("timings not taken, or out of order: %+v", got)
@@ -230,7 +232,7 @@ type claudeSample struct {
 	coldInit   time.Duration // CLI only: start to the first text delta when initialize comes first
 	turn       time.Duration // the streaming prompt (user message) sent to its answer (result)
 	turnCPU    time.Duration // CPU time the adapter (for the raw CLI: the CLI) spent in that turn
-	deltas     int           // text pieces of the streaming turn that reached the client
+	deltas     int           // text pieces of the streaming turn that reached the client (chunks, or the raw CLI's deltas)
 	rss        int64         // peak RSS in bytes: the adapter's own; for the raw CLI, the CLI's
 }
 
