@@ -47,6 +47,9 @@ type event struct {
 	// batch is the lineReader's tag of the line: lines with the same
 	// non-zero tag were written within one read window.
 	batch uint64
+	// delta is set (delta.ok) on a text or thinking delta read by the
+	// one-pass scanDelta.
+	delta streamDelta
 }
 
 // reply is the CLI's answer to a host control request.
@@ -200,6 +203,10 @@ func (c *conn) dispatch(line []byte, sl *slab, batch uint64) {
 	}
 	if c.trace != nil {
 		c.trace(false, line)
+	}
+	if d := scanDelta(line); d.ok {
+		queued = c.push(event{typ: "stream_event", line: line, slab: sl, batch: batch, delta: d})
+		return
 	}
 	if !gjson.ValidBytes(line) {
 		c.log.Debug().Bytes("line", line).Msg("skipping non-JSON output line")

@@ -61,10 +61,12 @@ func TestMergeDeltas(t *testing.T) {
 			got = append(got, u.Kind())
 		}
 	}
+	c := newConn(nil, zerolog.Nop(), nil, 0)
 	for _, l := range lines {
-		ev := event{typ: "stream_event", line: []byte(l.line), batch: l.batch}
-		if strings.Contains(l.line, `"type":"assistant"`) {
-			ev.typ = "assistant"
+		c.dispatch([]byte(l.line), nil, l.batch)
+		ev, ok := c.pop()
+		if !ok {
+			t.Fatalf("%s: no event", l.line)
 		}
 		if !tr.mergeDelta(ev) {
 			tr.flush()

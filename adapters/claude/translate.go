@@ -62,6 +62,13 @@ func (t *translator) background() bool { return len(t.bg) > 0 }
 
 // handle translates one event. Unknown types and subtypes are skipped.
 func (t *translator) handle(ev event) {
+	if d := &ev.delta; d.ok {
+		t.followAPIID(d.apiID)
+		if len(d.text) > 0 {
+			t.chunk(string(d.appendText(nil)), d.thought, string(d.parent))
+		}
+		return
+	}
 	root := gjson.ParseBytes(ev.line)
 	switch ev.typ {
 	case "stream_event":
@@ -138,6 +145,13 @@ func (t *translator) streamMembers(root gjson.Result) (e gjson.Result, parent st
 	return e, parent
 }
 
+// followAPIID is streamMembers' api_message_id for a scanned delta.
+func (t *translator) followAPIID(id []byte) {
+	if len(id) > 0 && string(id) != t.msgID {
+		t.msgID = string(id)
+	}
+}
+
 // deltaText returns the text of a text or thinking delta event.
 func deltaText(e gjson.Result) (text string, thought, ok bool) {
 	d := e.Get("delta")
@@ -168,29 +182,23 @@ type pendingChunk struct {
 // the pending chunk before any other event, and whenever it has caught up
 // with the reader.
 func (t *translator) mergeDelta(ev event) bool {
-	if ev.batch == 0 || ev.typ != "stream_event" {
+	d := &ev.delta
+	if ev.batch == 0 || !d.ok {
 		return false
 	}
-	e, parent := t.streamMembers(gjson.ParseBytes(ev.line))
-	if e.Get("type").String() != "content_block_delta" {
-		return false
-	}
-	text, thought, ok := deltaText(e)
-	if !ok {
-		return false
-	}
+	t.followAPIID(d.apiID)
 	p := &t.pend
-	k := streamKey{t.msgID, thought}
-	if len(p.text) > 0 && (p.batch != ev.batch || p.key != k || p.parent != parent) {
+	k := streamKey{t.msgID, d.thought}
+	if len(p.text) > 0 && (p.batch != ev.batch || p.key != k || p.parent != string(d.parent)) {
 		t.flush()
 	}
-	if text == "" {
+	if len(d.text) == 0 {
 		return true
 	}
 	if len(p.text) == 0 {
-		p.key, p.parent, p.batch = k, parent, ev.batch
+		p.key, p.parent, p.batch = k, string(d.parent), ev.batch
 	}
-	p.text = append(p.text, text...)
+	p.text = d.appendText(p.text)
 	return true
 }
 
