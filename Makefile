@@ -90,6 +90,11 @@ fuzz:
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadContentLength -fuzztime 20s
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzDecodeMessage -fuzztime 20s
 	$(GO) test ./bridge -run '^$$' -fuzz FuzzRequest -fuzztime 20s
+	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
+	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s
+	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 20s
+	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzAppendJSONText$$' -fuzztime 20s
+	$(GO) test ./fixtures -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
 
 clean:
 	rm -rf bin $(CACHE)
