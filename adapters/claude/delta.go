@@ -149,18 +149,7 @@ func (s *scanner) ws() {
 // a key with escapes fails) positioned at its value, which member must
 // read.
 func (s *scanner) object(member func(key []byte) bool) bool {
-	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != '{' {
-		return false
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		return true
-	}
-	for {
-		s.ws()
+	return s.list('{', '}', func() bool {
 		key, esc, ok := s.str()
 		if !ok || esc {
 			return false
@@ -170,35 +159,27 @@ func (s *scanner) object(member func(key []byte) bool) bool {
 			return false
 		}
 		s.i++
-		if !member(key) {
-			return false
-		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return member(key)
+	})
 }
 
 // array reads an array of any values.
-func (s *scanner) array() bool {
-	s.i++ // '['
+func (s *scanner) array() bool { return s.list('[', ']', s.value) }
+
+// list reads begin, items separated by commas, and end.
+func (s *scanner) list(begin, end byte, item func() bool) bool {
 	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
+	if s.i >= len(s.b) || s.b[s.i] != begin {
+		return false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == end {
 		s.i++
 		return true
 	}
 	for {
-		if !s.value() {
+		if !item() {
 			return false
 		}
 		s.ws()
@@ -208,7 +189,7 @@ func (s *scanner) array() bool {
 		switch s.b[s.i] {
 		case ',':
 			s.i++
-		case ']':
+		case end:
 			s.i++
 			return true
 		default:

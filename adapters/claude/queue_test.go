@@ -572,21 +572,27 @@ func (s *timedSource) take(p []byte) int {
 	return n
 }
 
+// burstsAndPauses is a timedSource without lines yet, due as a burst of
+// 1,000 lines 10 µs apart, a pause, one line at 50 ms, another pause, and
+// a burst of 100 lines 1 µs apart from 80 ms on.
+func burstsAndPauses() *timedSource {
+	src := &timedSource{start: time.Now()}
+	for i := range 1000 {
+		src.at = append(src.at, time.Duration(i)*10*time.Microsecond)
+	}
+	src.at = append(src.at, 50*time.Millisecond)
+	for i := range 100 {
+		src.at = append(src.at, 80*time.Millisecond+time.Duration(i)*time.Microsecond)
+	}
+	return src
+}
+
 // With a read window, a stream of lines is read in batches, and no line
 // waits longer than the window: one after a pause is read at once.
 func TestLineReaderWindow(t *testing.T) {
 	const window = time.Millisecond
 	synctest.Test(t, func(t *testing.T) {
-		src := &timedSource{start: time.Now()}
-		// A burst of 1,000 lines 10 µs apart, a pause, one line, another
-		// pause, a burst of 100 lines 1 µs apart.
-		for i := range 1000 {
-			src.at = append(src.at, time.Duration(i)*10*time.Microsecond)
-		}
-		src.at = append(src.at, 50*time.Millisecond)
-		for i := range 100 {
-			src.at = append(src.at, 80*time.Millisecond+time.Duration(i)*time.Microsecond)
-		}
+		src := burstsAndPauses()
 		for i := range src.at {
 			src.lines = append(src.lines, fmt.Sprintf("{\"n\":%d}\n", i))
 		}
@@ -707,16 +713,7 @@ func TestLineReaderWindowQuiet(t *testing.T) {
 	const window = time.Millisecond
 	for _, quiet := range []bool{false, true} {
 		synctest.Test(t, func(t *testing.T) {
-			ts := &timedSource{start: time.Now()}
-			// As in TestLineReaderWindow: a dense burst, a pause, a
-			// line, a pause, a denser burst.
-			for i := range 1000 {
-				ts.at = append(ts.at, time.Duration(i)*10*time.Microsecond)
-			}
-			ts.at = append(ts.at, 50*time.Millisecond)
-			for i := range 100 {
-				ts.at = append(ts.at, 80*time.Millisecond+time.Duration(i)*time.Microsecond)
-			}
+			ts := burstsAndPauses()
 			for range ts.at {
 				ts.lines = append(ts.lines, "{}\n")
 			}

@@ -16,14 +16,23 @@ import (
 	"time"
 )
 
-func TestQuietPipe(t *testing.T) {
+// newQuietPipe returns both ends of a new stdout pipe, closed at the end
+// of the test.
+func newQuietPipe(t *testing.T) (*quietPipe, *os.File) {
+	t.Helper()
 	r, w, err := stdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
-	q := r.(*quietPipe)
-	defer q.Close()
+	t.Cleanup(func() {
+		w.Close()
+		r.Close()
+	})
+	return r.(*quietPipe), w
+}
+
+func TestQuietPipe(t *testing.T) {
+	q, w := newQuietPipe(t)
 	buf := make([]byte, 64)
 
 	if n, err := q.ReadNow(buf); n != 0 || err != nil {
@@ -57,12 +66,7 @@ func TestQuietPipe(t *testing.T) {
 // Close ends a Read that waits, as the reaper needs when a process outside
 // the group still holds the write end.
 func TestQuietPipeCloseEndsRead(t *testing.T) {
-	r, w, err := stdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	q := r.(*quietPipe)
+	q, _ := newQuietPipe(t)
 	done := make(chan error, 1)
 	go func() {
 		_, err := q.Read(make([]byte, 8))
@@ -94,13 +98,7 @@ func TestQuietPipeLeavesThePoller(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the poller's registrations from /proc")
 	}
-	r, w, err := stdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	q := r.(*quietPipe)
-	defer q.Close()
+	q, w := newQuietPipe(t)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(q.fd, &st); err != nil {
 		t.Fatal(err)
