@@ -3,10 +3,12 @@
 package proc
 
 import (
+	"errors"
 	"io"
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // quietPipe is the read end of the agent's stdout pipe. Read waits through
@@ -24,6 +26,14 @@ type quietPipe struct {
 	mu      sync.Mutex
 	fd      int      // non-blocking; -1 once closed
 	watched *os.File // the duplicate of fd that the poller watches; nil while quiet
+	// unwatchable is set when the poller refused the pipe (its limit on
+	// watched files reached, say): Read then polls with ReadNow.
+	unwatchable bool
+}
+
+// watchable reports whether the poller took f; a variable for tests.
+var watchable = func(f *os.File) bool {
+	return !errors.Is(f.SetReadDeadline(time.Time{}), os.ErrNoDeadline)
 }
 
 // stdoutPipe makes the agent's stdout pipe: the read end for the bridge and
@@ -53,20 +63,35 @@ func stdoutPipe() (io.ReadCloser, *os.File, error) {
 // Read waits for output through the poller and reads it.
 func (q *quietPipe) Read(b []byte) (int, error) {
 	f, err := q.watch()
-	if err != nil {
-		return 0, err
+	if err != nil || f == nil {
+		return q.poll(b, err)
 	}
 	return f.Read(b)
 }
 
-// watch returns the watched duplicate of the pipe, making it if need be.
+// poll is Read on a pipe the poller would not take: ReadNow until there
+// is output, sleeping between tries, up to 10 ms at a time.
+func (q *quietPipe) poll(b []byte, err error) (int, error) {
+	if err != nil || len(b) == 0 {
+		return 0, err
+	}
+	for wait := 100 * time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
+		if n, err := q.ReadNow(b); n > 0 || err != nil {
+			return n, err
+		}
+		time.Sleep(wait)
+	}
+}
+
+// watch returns the watched duplicate of the pipe, making it if need be;
+// nil if the poller would not take it.
 func (q *quietPipe) watch() (*os.File, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.fd < 0 {
 		return nil, os.ErrClosed
 	}
-	if q.watched == nil {
+	if q.watched == nil && !q.unwatchable {
 		syscall.ForkLock.RLock()
 		fd, err := syscall.Dup(q.fd)
 		if err == nil {
@@ -78,7 +103,15 @@ func (q *quietPipe) watch() (*os.File, error) {
 		}
 		// The duplicate shares the pipe's non-blocking mode, so NewFile
 		// hands it to the poller.
-		q.watched = os.NewFile(uintptr(fd), "agent stdout")
+		f := os.NewFile(uintptr(fd), "agent stdout")
+		if !watchable(f) {
+			// Non-blocking yet unwatched, its reads would fail with
+			// EAGAIN.
+			f.Close()
+			q.unwatchable = true
+			return nil, nil
+		}
+		q.watched = f
 	}
 	return q.watched, nil
 }

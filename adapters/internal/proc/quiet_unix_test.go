@@ -203,3 +203,38 @@ func TestStdoutReadNow(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A pipe the poller will not take is still read, by polling: a Read waits
+// for output, and Close ends it.
+func TestQuietPipeUnwatchable(t *testing.T) {
+	saved := watchable
+	watchable = func(*os.File) bool { return false }
+	t.Cleanup(func() { watchable = saved })
+	q, w := newQuietPipe(t)
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		w.WriteString("late\n")
+	}()
+	buf := make([]byte, 16)
+	if n, err := q.Read(buf); string(buf[:n]) != "late\n" || err != nil {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	if q.watched != nil || !q.unwatchable {
+		t.Fatal("the pipe was watched after all: this test proves nothing")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := q.Read(buf)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	q.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, os.ErrClosed) {
+			t.Errorf("Read after Close = %v, want os.ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not end the Read")
+	}
+}
