@@ -441,6 +441,9 @@ func (b *rawBridge) kill() {
 func (b *rawBridge) cleanup() {
 	b.cancel()
 	os.RemoveAll(b.dir)
+	if b.paced != nil {
+		b.paced.f.Close() // exec does not close a pipe it did not make
+	}
 }
 
 // failure adds the bridge's stderr to err.

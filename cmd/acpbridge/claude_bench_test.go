@@ -306,6 +306,7 @@ func startChild(ctx context.Context, argv, env []string, dir string) (*rawBridge
 	}
 	var p [2]int
 	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		c.stdin.Close()
 		cancel()
 		return nil, err
 	}
@@ -437,6 +438,7 @@ func (a *rawBridge) finishAgent() (int64, error) {
 	a.stdin.Close()
 	_, _ = io.Copy(io.Discard, a.out)
 	werr := a.cmd.Wait()
+	a.paced.f.Close()
 	// The peer exits without waiting for its CLI, which then goes on to
 	// write its state into the sample's HOME. Nothing of a sample may
 	// outlive it: end what is left of the process group.
