@@ -45,7 +45,8 @@ type event struct {
 	exit bool
 	err  error
 	// batch is the lineReader's tag of the line: lines with the same
-	// non-zero tag were written within one read window.
+	// non-zero tag were all written before one ReadNow (within one read
+	// window, unless the reader was held up).
 	batch uint64
 	// delta is set (delta.ok) on a text or thinking delta read by the
 	// one-pass scanDelta.
@@ -111,6 +112,7 @@ type conn struct {
 	waiting  bool                          // the reader waits in push; guarded by mu
 	states   bool                          // a session_state_changed was seen; guarded by mu
 	ended    bool                          // stdout has ended: no new pending requests; guarded by mu
+	midBatch bool                          // more lines of the reader's current batch read follow at once; guarded by mu
 
 	slabs  slabs         // the reader's free read buffers
 	notify chan struct{} // 1-buffered: the queue grew
@@ -147,11 +149,18 @@ func (c *conn) start(wg *sync.WaitGroup) {
 func (c *conn) read() {
 	lr := lineReader{r: c.p.Stdout(), pool: &c.slabs, window: c.window}
 	var rerr error
+	inBatch := false
 	for {
 		line, sl, err := lr.next()
+		// more: lines of the same batch read follow, already in memory.
+		more := lr.batch != 0 && lr.buffered()
 		if len(line) > 0 {
-			c.dispatch(line, sl, lr.batch)
+			c.dispatch(line, sl, lr.batch, more)
 		}
+		if inBatch && !more {
+			c.batchDone()
+		}
+		inBatch = more
 		if err != nil {
 			if err != io.EOF {
 				rerr = err
@@ -180,6 +189,7 @@ func (c *conn) read() {
 	}
 	// The exit event is queued whatever the bounds: the turn waits for it.
 	c.queue.push(event{exit: true, err: werr})
+	c.midBatch = false
 	if c.dropped > 0 {
 		c.log.Debug().Int("events", c.dropped).Msg("dropped output nobody was going to read")
 	}
@@ -188,9 +198,10 @@ func (c *conn) read() {
 	close(c.done)
 }
 
-// dispatch classifies one stdout line, held by sl. A line that does not
-// become an event is recycled at once.
-func (c *conn) dispatch(line []byte, sl *slab, batch uint64) {
+// dispatch classifies one stdout line, held by sl, of the given batch (see
+// lineReader.batch); more says whether more lines of the batch follow. A
+// line that does not become an event is recycled at once.
+func (c *conn) dispatch(line []byte, sl *slab, batch uint64, more bool) {
 	queued := false
 	defer func() {
 		if !queued {
@@ -205,10 +216,10 @@ func (c *conn) dispatch(line []byte, sl *slab, batch uint64) {
 		c.trace(false, line)
 	}
 	if d := scanDelta(line); d.ok {
-		queued = c.push(event{typ: "stream_event", line: line, slab: sl, batch: batch, delta: d})
+		queued = c.push(event{typ: "stream_event", line: line, slab: sl, batch: batch, delta: d}, more)
 		return
 	}
-	if !gjson.ValidBytes(line) {
+	if !validJSON(line) {
 		c.log.Debug().Bytes("line", line).Msg("skipping non-JSON output line")
 		return
 	}
@@ -240,18 +251,21 @@ func (c *conn) dispatch(line []byte, sl *slab, batch uint64) {
 			c.mu.Unlock()
 		}
 	}
-	queued = c.push(ev)
+	queued = c.push(ev, more)
 }
 
 // push queues ev for the turn, first waiting for room when nothing needs
 // the reader to run ahead (see conn). It reports false when it dropped ev.
-func (c *conn) push(ev event) bool {
+// While more lines of ev's batch follow (more), the turn is not woken: it
+// takes the batch whole, so that its deltas merge (translator.mergeDelta).
+func (c *conn) push(ev event, more bool) bool {
 	c.mu.Lock()
 	for c.full() && !c.released && c.holds == 0 && len(c.pending) == 0 {
 		c.waiting = true
 		c.room.Wait()
 	}
 	c.waiting = false
+	c.midBatch = more
 	if c.released && c.full() {
 		c.dropped++
 		c.mu.Unlock()
@@ -260,8 +274,46 @@ func (c *conn) push(ev event) bool {
 	c.queue.push(ev)
 	c.qbytes += len(ev.line)
 	c.mu.Unlock()
-	c.signal()
+	if !more {
+		c.signal()
+	}
 	return true
+}
+
+// batchDone ends the reader's batch when its last line was not queued.
+func (c *conn) batchDone() {
+	c.mu.Lock()
+	mid := c.midBatch
+	c.midBatch = false
+	c.mu.Unlock()
+	if mid {
+		c.signal()
+	}
+}
+
+// drain hands the queued events to handle until the queue is empty or
+// done reports true, merging the deltas of a batch read in tr
+// (translator.mergeDelta): what tr merged goes out before any other event,
+// and once the queue is empty, unless more lines of the batch are about to
+// be queued (the next drain takes them).
+func (c *conn) drain(tr *translator, handle func(event), done func() bool) {
+	for !done() {
+		ev, ok := c.pop()
+		if !ok {
+			c.mu.Lock()
+			mid := c.midBatch
+			c.mu.Unlock()
+			if !mid {
+				tr.flush()
+			}
+			return
+		}
+		if !tr.mergeDelta(ev) {
+			tr.flush()
+			handle(ev)
+		}
+		c.recycle(ev)
+	}
 }
 
 // full reports whether the queue is at one of its bounds. Callers hold mu.

@@ -25,8 +25,8 @@ type streamDelta struct {
 // gjson took four passes (validation, the type, the members, the delta).
 // scanDelta validates the whole line as gjson.Valid does and reports ok
 // only for this shape, with members in any order; for anything else (other
-// events, a member it reads given twice, a key with escapes, a parent that
-// is neither a string nor null) it reports !ok and the line takes the
+// events, a member it reads given twice, a key or an id with escapes, a
+// parent that is neither a string nor null, nesting deeper than maxDepth) it reports !ok and the line takes the
 // general path, which is the reference (FuzzScanDelta holds the two
 // equal).
 func scanDelta(line []byte) streamDelta {
@@ -85,16 +85,16 @@ func scanDelta(line []byte) streamDelta {
 			if s.literal("null") {
 				return true
 			}
-			v, _, ok := s.str()
+			v, esc, ok := s.str()
 			d.parent = v
-			return ok
+			return ok && !esc // escapes: the general path unescapes
 		case "api_message_id":
 			if !once(&seen, 8) {
 				return false
 			}
-			v, _, ok := s.str()
+			v, esc, ok := s.str()
 			d.apiID = v
-			return ok
+			return ok && !esc
 		}
 		return s.value()
 	})
@@ -128,10 +128,27 @@ func (d *streamDelta) appendText(dst []byte) []byte {
 }
 
 // scanner is a validating JSON reader over b, with the grammar gjson.Valid
-// accepts.
+// accepts, and a bound on nesting.
 type scanner struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int // objects and arrays open
+}
+
+// maxDepth bounds the nesting of what scanner accepts. Reading is
+// recursive: a line of millions of brackets (gjson.Valid's recursion dies
+// of it, and no recovery is possible from that) is not JSON to the bridge.
+const maxDepth = 1000
+
+// validJSON reports whether b is one JSON value, nested at most maxDepth
+// deep. Below that depth it agrees with gjson.Valid.
+func validJSON(b []byte) bool {
+	s := scanner{b: b}
+	if !s.value() {
+		return false
+	}
+	s.ws()
+	return s.i == len(b)
 }
 
 func (s *scanner) ws() {
@@ -169,9 +186,11 @@ func (s *scanner) array() bool { return s.list('[', ']', s.value) }
 // list reads begin, items separated by commas, and end.
 func (s *scanner) list(begin, end byte, item func() bool) bool {
 	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != begin {
+	if s.i >= len(s.b) || s.b[s.i] != begin || s.depth == maxDepth {
 		return false
 	}
+	s.depth++
+	defer func() { s.depth-- }()
 	s.i++
 	s.ws()
 	if s.i < len(s.b) && s.b[s.i] == end {

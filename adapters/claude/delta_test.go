@@ -2,6 +2,7 @@ package claude
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -41,6 +42,11 @@ func TestScanDelta(t *testing.T) {
 		{line: `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x","text":"y"}}}`},
 		{line: `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}},"parent_tool_use_id":7}`},
 		{line: `{"\u0074ype":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}`},
+		// Ids with escapes: the general path unescapes them.
+		{line: `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}},"parent_tool_use_id":"toolu_\u0031"}`},
+		{line: `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}},"api_message_id":"msg_\/1"}`},
+		// Nested deeper than maxDepth.
+		{line: `{"type":"stream_event","x":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `,"event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}`},
 		// Not JSON.
 		{line: `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}} x`},
 		{line: `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"a` + "\n" + `b"}}}`},
@@ -111,7 +117,12 @@ func FuzzScanDelta(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}},"parent_tool_use_id":"toolu_\u0031","api_message_id":"m\/1"}`))
+	f.Add([]byte(`[1,{"a":[true,false,null,"\ud800"]},-0.0e+1]`))
 	f.Fuzz(func(t *testing.T, line []byte) {
+		if validJSON(line) != gjson.ValidBytes(line) {
+			t.Fatalf("validJSON(%q) = %v, gjson.Valid says %v", line, validJSON(line), gjson.ValidBytes(line))
+		}
 		d := scanDelta(line)
 		if !d.ok {
 			return
@@ -139,5 +150,22 @@ func sameAsGeneral(t *testing.T, line []byte, d streamDelta) {
 	if !ok || text != string(d.appendText(nil)) || thought != d.thought || parent != string(d.parent) || tr.msgID != string(d.apiID) {
 		t.Fatalf("%s:\ngeneral: %q thought %v parent %q api id %q\nscanned: %q thought %v parent %q api id %q",
 			line, text, thought, parent, tr.msgID, d.appendText(nil), d.thought, d.parent, d.apiID)
+	}
+}
+
+// A line nested millions deep is not JSON to the bridge, and reading it
+// costs no more than its length: the recursion stops at maxDepth.
+func TestValidJSONDepth(t *testing.T) {
+	for _, c := range []struct {
+		depth int
+		want  bool
+	}{{1, true}, {maxDepth, true}, {maxDepth + 1, false}, {4 << 20, false}} {
+		line := strings.Repeat("[", c.depth) + strings.Repeat("]", c.depth)
+		if got := validJSON([]byte(line)); got != c.want {
+			t.Errorf("%d deep: validJSON = %v, want %v", c.depth, got, c.want)
+		}
+	}
+	if validJSON([]byte(`{"a":1} x`)) || validJSON([]byte(``)) || !validJSON([]byte(` "s" `)) {
+		t.Error("validJSON: wrong on a trailing value, nothing, or a lone string")
 	}
 }

@@ -34,7 +34,7 @@ func ReplayHistory(ctx context.Context, c acp.Client, id acp.SessionID, cwd stri
 	tr.emit = send
 	for _, l := range lines {
 		line := bytes.TrimSpace(l.Line)
-		if !gjson.ValidBytes(line) {
+		if !validJSON(line) {
 			continue
 		}
 		typ := gjson.GetBytes(line, "type").String()

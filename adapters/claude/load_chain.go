@@ -80,7 +80,7 @@ func readChain(r io.Reader) ([][]byte, error) {
 
 // parseEntry reads one line as a conversation entry.
 func parseEntry(line []byte) (chainEntry, bool) {
-	if len(line) == 0 || !gjson.ValidBytes(line) {
+	if len(line) == 0 || !validJSON(line) {
 		return chainEntry{}, false
 	}
 	root := gjson.ParseBytes(line)

@@ -1,9 +1,14 @@
 package claude
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -63,7 +68,7 @@ func TestMergeDeltas(t *testing.T) {
 	}
 	c := newConn(nil, zerolog.Nop(), nil, 0)
 	for _, l := range lines {
-		c.dispatch([]byte(l.line), nil, l.batch)
+		c.dispatch([]byte(l.line), nil, l.batch, false)
 		ev, ok := c.pop()
 		if !ok {
 			t.Fatalf("%s: no event", l.line)
@@ -90,3 +95,66 @@ func TestMergeDeltas(t *testing.T) {
 		t.Errorf("updates:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A turn that catches up with the reader in the middle of a batch waits for
+// the rest of it: each batch read goes out as one chunk, however the reader
+// and the turn interleave.
+func TestMergeWholeBatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := &timedSource{start: time.Now()}
+		var want strings.Builder
+		for i := range 3000 {
+			text := fmt.Sprintf("d%d ", i)
+			want.WriteString(text)
+			ts.at = append(ts.at, time.Duration(i)*5*time.Microsecond)
+			ts.lines = append(ts.lines, fmt.Sprintf(`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%q}},"parent_tool_use_id":null}`+"\n", text))
+		}
+		src := &quietSource{timedSource: ts}
+		c := newConn(&stubProc{out: src}, zerolog.Nop(), nil, time.Millisecond)
+		var wg sync.WaitGroup
+		c.start(&wg)
+		tr := newTranslator("/w", zerolog.Nop())
+		var got strings.Builder
+		chunks := 0
+		tr.emit = func(u acp.SessionUpdate) {
+			chunks++
+			got.WriteString(u.AgentMessageChunk.Content.Text.Text)
+		}
+		exited := false
+		for !exited {
+			c.drain(tr, func(ev event) {
+				if exited = ev.exit; !exited {
+					tr.handle(ev)
+				}
+			}, func() bool { return exited })
+			if !exited {
+				<-c.notify
+			}
+		}
+		wg.Wait()
+		if got.String() != want.String() {
+			t.Fatalf("the chunks make %d bytes that are not the %d of the deltas", got.Len(), want.Len())
+		}
+		// Lines a Read returned are not from a batch: a chunk each.
+		if wantChunks := src.batches + src.readLines; chunks != wantChunks {
+			t.Errorf("%d chunks for %d batches and %d lines read one by one", chunks, src.batches, src.readLines)
+		}
+		if src.batches < 10 {
+			t.Errorf("only %d batches: the stream was not read in windows", src.batches)
+		}
+	})
+}
+
+// stubProc is a process whose output is out.
+type stubProc struct{ out io.Reader }
+
+func (p *stubProc) Stdin() io.WriteCloser      { return nopCloser{io.Discard} }
+func (p *stubProc) Stdout() io.Reader          { return p.out }
+func (p *stubProc) Wait() error                { return nil }
+func (p *stubProc) Stop(context.Context) error { return nil }
+func (p *stubProc) Pid() int                   { return 0 }
+func (p *stubProc) StderrTail() string         { return "" }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -235,6 +235,11 @@ func (lr *lineReader) read(room []byte) (int, error) {
 	return n, err
 }
 
+// buffered reports whether a whole line has been read and not handed out.
+func (lr *lineReader) buffered() bool {
+	return lr.cur != nil && bytes.IndexByte(lr.cur.buf[lr.scan:lr.end], '\n') >= 0
+}
+
 // handOut returns the line that ends at cur.buf[j], with a reference to
 // the slab that holds it.
 func (lr *lineReader) handOut(j int) ([]byte, *slab) {

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -515,6 +516,9 @@ type quietSource struct {
 	quiet bool      // ReadNow was called, and Read not since
 	since time.Time // when the last read returned
 	wakes int
+
+	batches   int // ReadNow calls that returned data
+	readLines int // lines that Read returned
 }
 
 func (s *quietSource) Read(p []byte) (int, error) {
@@ -522,6 +526,7 @@ func (s *quietSource) Read(p []byte) (int, error) {
 	s.quiet = false
 	n, err := s.timedSource.Read(p)
 	s.since = time.Now()
+	s.readLines += bytes.Count(p[:n], newline)
 	return n, err
 }
 
@@ -537,6 +542,9 @@ func (s *quietSource) ReadNow(p []byte) (int, error) {
 	}
 	n := s.take(p)
 	s.since = time.Now()
+	if n > 0 {
+		s.batches++
+	}
 	return n, nil
 }
 

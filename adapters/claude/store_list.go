@@ -217,7 +217,7 @@ func (m *sessionMeta) scan(r io.Reader) (int64, error) {
 
 // line takes what it can from one transcript line.
 func (m *sessionMeta) line(line []byte) {
-	if len(line) == 0 || !gjson.ValidBytes(line) {
+	if len(line) == 0 || !validJSON(line) {
 		return
 	}
 	root := gjson.ParseBytes(line)

@@ -126,7 +126,7 @@ func FuzzStreamJSONLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		c := newConn(nil, zerolog.Nop(), nil, 0)
-		c.dispatch(line, nil, 0)
+		c.dispatch(line, nil, 0, false)
 		tr := newTranslator("/w", zerolog.Nop())
 		tr.emit = func(u acp.SessionUpdate) {
 			if _, err := json.Marshal(u); err != nil {

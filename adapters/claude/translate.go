@@ -65,7 +65,11 @@ func (t *translator) handle(ev event) {
 	if d := &ev.delta; d.ok {
 		t.followAPIID(d.apiID)
 		if len(d.text) > 0 {
-			t.chunk(string(d.appendText(nil)), d.thought, string(d.parent))
+			text := string(d.text)
+			if d.escaped {
+				text = string(appendUnescaped(nil, d.text))
+			}
+			t.chunk(text, d.thought, string(d.parent))
 		}
 		return
 	}

@@ -44,18 +44,7 @@ func (t *turn) play(msg userFrame) (acp.StopReason, error) {
 	done := t.ctx.Done()
 	var grace <-chan time.Time
 	for {
-		for !t.over {
-			ev, ok := t.r.c.pop()
-			if !ok {
-				t.s.tr.flush() // caught up: what is held goes now
-				break
-			}
-			if !t.s.tr.mergeDelta(ev) {
-				t.s.tr.flush()
-				t.handle(ev)
-			}
-			t.r.c.recycle(ev)
-		}
+		t.r.c.drain(t.s.tr, t.handle, func() bool { return t.over })
 		if t.over {
 			return t.outcome()
 		}
