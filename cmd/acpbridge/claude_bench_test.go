@@ -62,6 +62,10 @@ import (
 //	turn-ratio-vs-cli    acpbridge 20,000-delta turn / the raw CLI's (<= 1.05)
 //	rss-ratio-vs-peer    acpbridge peak RSS / the peer's (<= 1/5)
 //
+// and, without targets, the medians of the per-round cold path difference
+// and turn ratio (cold-ms-over-cli-by-round, turn-ratio-vs-cli-by-round),
+// which a change of the machine's load between rounds moves less.
+//
 // ACPBRIDGE_BENCH_ENV (KEY=value pairs, space-separated) adds a fourth
 // subject, acpbridge-env: acpbridge with those added to its environment, in
 // the same rounds, to try a setting (GOMAXPROCS=1, say) side by side with
@@ -735,6 +739,16 @@ func reportClaude(b *testing.B, rounds []claudeRound) {
 	b.Log(t.String())
 	b.ReportMetric(br.cold-cli.cold, "cold-ms-over-cli")
 	b.ReportMetric(br.turn/cli.turn, "turn-ratio-vs-cli")
+	// The same comparisons round by round: the median of each round's
+	// difference (ratio) leaves out what changed between rounds, and
+	// tells how far the two figures above are noise.
+	var coldDiff, turnRatio []float64
+	for _, r := range rounds {
+		coldDiff = append(coldDiff, ms(r["acpbridge"].cold)-ms(r["cli"].cold))
+		turnRatio = append(turnRatio, ms(r["acpbridge"].turn)/ms(r["cli"].turn))
+	}
+	b.ReportMetric(median(coldDiff), "cold-ms-over-cli-by-round")
+	b.ReportMetric(median(turnRatio), "turn-ratio-vs-cli-by-round")
 	if env, ok := fig["acpbridge-env"]; ok {
 		b.ReportMetric(env.cold-cli.cold, "env-cold-ms-over-cli")
 		b.ReportMetric(env.turn/cli.turn, "env-turn-ratio-vs-cli")
