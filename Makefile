@@ -64,7 +64,7 @@ bench: build
 # $$CLAUDE_BIN, else scripts/install-claude.sh installs the pinned one.
 # ACPBRIDGE_BENCH_ENV='KEY=value ...' adds a fourth subject to the same
 # rounds: acpbridge with those in its environment (to try a setting).
-CLAUDE_ROUNDS ?= 16
+CLAUDE_ROUNDS ?= 32
 .PHONY: bench-claude bench-peer
 bench-claude: bench-peer
 	CLAUDE_BIN="$${CLAUDE_BIN:-$$(scripts/install-claude.sh)}" \
