@@ -101,8 +101,10 @@ func e2eTextTurn(t *testing.T) {
 	if txt, want := e2eAgentText(got), w.said("text", 0); txt != want {
 		t.Errorf("agent text = %q, want %q", txt, want)
 	}
-	if n, want := e2eCount(got, e2eIsText), w.sc.Turns[0].Blocks[0].Deltas; n != want {
-		t.Errorf("%d agent_message_chunk updates, want one per delta (%d)", n, want)
+	// A chunk per delta, but deltas the bridge reads in one batch go out
+	// merged.
+	if n, deltas := e2eCount(got, e2eIsText), w.sc.Turns[0].Blocks[0].Deltas; n < 1 || n > deltas {
+		t.Errorf("%d agent_message_chunk updates for %d deltas", n, deltas)
 	}
 	if n := e2eCount(got, func(u sdk.SessionUpdate) bool { return u.UsageUpdate != nil }); n == 0 {
 		t.Error("no usage_update")
@@ -140,8 +142,8 @@ func e2eThinking(t *testing.T) {
 		t.Errorf("text = %q, want %q", txt, want)
 	}
 	blocks := w.sc.Turns[0].Blocks
-	if n, m := e2eCount(got, e2eIsThought), e2eCount(got, e2eIsText); n != blocks[0].Deltas || m != blocks[1].Deltas {
-		t.Errorf("%d thought chunks and %d text chunks, want %d and %d (one per delta)", n, m, blocks[0].Deltas, blocks[1].Deltas)
+	if n, m := e2eCount(got, e2eIsThought), e2eCount(got, e2eIsText); n < 1 || n > blocks[0].Deltas || m < 1 || m > blocks[1].Deltas {
+		t.Errorf("%d thought chunks and %d text chunks for %d and %d deltas (one per delta, or fewer merged)", n, m, blocks[0].Deltas, blocks[1].Deltas)
 	}
 	firstText := slices.IndexFunc(got, e2eIsText)
 	if firstText < 0 || slices.ContainsFunc(got[firstText:], e2eIsThought) {
