@@ -91,7 +91,10 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	defer context.AfterFunc(s.ctx, cancel)() // Close ends the turn
 	r, err := s.ensure(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
+		// A closed session is an error even when the AfterFunc above has
+		// cancelled ctx meanwhile: only a turn that was running is
+		// cancelled by Close.
+		if ctx.Err() != nil && !errors.Is(err, errSessionClosed) {
 			return acp.StopReasonCancelled, nil
 		}
 		return "", err
