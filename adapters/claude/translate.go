@@ -130,8 +130,9 @@ func (t *translator) streamEvent(root gjson.Result) {
 }
 
 // streamMembers returns a stream_event line's event and parent tool use,
-// and follows its api_message_id. It is the hot path of a streamed turn (a
-// line per delta), so the line's members are read in one pass.
+// and follows its api_message_id, reading the line's members in one pass.
+// Deltas usually come the faster way (scanDelta); this is the general path
+// and the reference for it.
 func (t *translator) streamMembers(root gjson.Result) (e gjson.Result, parent string) {
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
