@@ -114,6 +114,7 @@ type lineReader struct {
 	cur   *slab // the slab being filled; cur.buf[start:end] is read but not handed out
 	start int
 	scan  int // cur.buf[start:scan] holds no '\n'
+	found int // the end of the next line in cur, once lineEnd has found it; 0 before
 	end   int
 	frags []fragment // the start of a line longer than what cur holds
 	fragn int        // bytes in frags
@@ -157,8 +158,8 @@ type fragment struct {
 func (lr *lineReader) next() ([]byte, *slab, error) {
 	for {
 		if lr.cur != nil {
-			if i := bytes.IndexByte(lr.cur.buf[lr.scan:lr.end], '\n'); i >= 0 {
-				line, sl := lr.handOut(lr.scan + i + 1)
+			if j := lr.lineEnd(); j > 0 {
+				line, sl := lr.handOut(j)
 				return line, sl, nil
 			}
 		}
@@ -237,14 +238,25 @@ func (lr *lineReader) read(room []byte) (int, error) {
 
 // buffered reports whether a whole line has been read and not handed out.
 func (lr *lineReader) buffered() bool {
-	return lr.cur != nil && bytes.IndexByte(lr.cur.buf[lr.scan:lr.end], '\n') >= 0
+	return lr.cur != nil && lr.lineEnd() > 0
+}
+
+// lineEnd is the end (past its '\n') of the next whole line in cur, or 0.
+// The search is done once per line: next uses what buffered found.
+func (lr *lineReader) lineEnd() int {
+	if lr.found == 0 {
+		if i := bytes.IndexByte(lr.cur.buf[lr.scan:lr.end], '\n'); i >= 0 {
+			lr.found = lr.scan + i + 1
+		}
+	}
+	return lr.found
 }
 
 // handOut returns the line that ends at cur.buf[j], with a reference to
 // the slab that holds it.
 func (lr *lineReader) handOut(j int) ([]byte, *slab) {
 	tail := lr.cur.buf[lr.start:j:j]
-	lr.start, lr.scan = j, j
+	lr.start, lr.scan, lr.found = j, j, 0
 	if len(lr.frags) == 0 {
 		lr.cur.refs.Add(1)
 		return tail, lr.cur
