@@ -213,21 +213,11 @@ func TestFullQueueWhileTurnWaits(t *testing.T) {
 	t.Run("mode change between turns", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			l := &launcher{plays: []func(*cli) error{func(c *cli) error {
-				if err := c.initialized(); err != nil {
+				in, err := turnThenFlood(c)
+				if err != nil {
 					return err
 				}
-				in := readStdin(c)
-				<-in.users
-				if err := c.write(turnResult); err != nil {
-					return err
-				}
-				// Output after the turn, which nobody reads until the next
-				// prompt, then the answer to a request sent meanwhile.
-				for range flood {
-					if err := c.write(idleStatus); err != nil {
-						return err
-					}
-				}
+				// The answer to a request sent meanwhile.
 				req := <-in.requests
 				if err := c.write(answer(req, `{"mode":"plan"}`)); err != nil {
 					return err
@@ -325,23 +315,34 @@ func TestQueueBackpressure(t *testing.T) {
 	})
 }
 
+// turnThenFlood plays a CLI that answers the first prompt and then writes
+// more output than the queue holds, which nobody reads until the next
+// prompt. It returns the CLI's stdin for what the caller plays next.
+func turnThenFlood(c *cli) (*stdin, error) {
+	if err := c.initialized(); err != nil {
+		return nil, err
+	}
+	in := readStdin(c)
+	<-in.users
+	if err := c.write(turnResult); err != nil {
+		return nil, err
+	}
+	for range flood {
+		if err := c.write(idleStatus); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
 // Closing a session whose reader waits on a full queue must not hang: the
 // queue is released, and Close waits for the reader to reach EOF.
 func TestCloseWithFullQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := &launcher{plays: []func(*cli) error{func(c *cli) error {
-			if err := c.initialized(); err != nil {
+			in, err := turnThenFlood(c)
+			if err != nil {
 				return err
-			}
-			in := readStdin(c)
-			<-in.users
-			if err := c.write(turnResult); err != nil {
-				return err
-			}
-			for range flood {
-				if err := c.write(idleStatus); err != nil {
-					return err
-				}
 			}
 			return in.wait()
 		}}}

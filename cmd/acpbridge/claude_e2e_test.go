@@ -151,6 +151,17 @@ func e2eThinking(t *testing.T) {
 	}
 }
 
+// e2eAsked returns every permission request the editor got, and ends the
+// test unless there are want of them; why explains the number.
+func e2eAsked(t *testing.T, b *e2eBridge, want int, why string) []sdk.RequestPermissionRequest {
+	t.Helper()
+	asked := b.client.askedSince(0)
+	if len(asked) != want {
+		t.Fatalf("%d permission requests, want %d%s", len(asked), want, why)
+	}
+	return asked
+}
+
 // e2eWantPermission checks a permission request: the tool call it is about,
 // its title and kind, and the four standard options.
 func e2eWantPermission(t *testing.T, r sdk.RequestPermissionRequest, id, title string, kind sdk.ToolKind) {
@@ -197,10 +208,7 @@ func e2eBashAllow(t *testing.T) {
 	b.mustPrompt(ctx, sid, "Create a build directory and show me what is in the project.", sdk.StopReasonEndTurn)
 	got := b.client.since(mark)
 
-	asked := b.client.askedSince(0)
-	if len(asked) != 1 {
-		t.Fatalf("%d permission requests, want 1", len(asked))
-	}
+	asked := e2eAsked(t, b, 1, "")
 	e2eWantPermission(t, asked[0], "toolu_bash_allow_01", "mkdir -p build && ls", sdk.ToolKindExecute)
 	tc := e2eWantTool(t, got, "toolu_bash_allow_01", "mkdir -p build && ls", sdk.ToolKindExecute, sdk.ToolCallStatusCompleted)
 	if out := e2eContentText(tc.content); !slices.Contains(out, "```console\nREADME.md\nbuild\nmain.go\n```") {
@@ -227,10 +235,7 @@ func e2eBashReject(t *testing.T) {
 	b.mustPrompt(ctx, sid, "Clean up the build directory.", sdk.StopReasonEndTurn)
 	got := b.client.since(mark)
 
-	asked := b.client.askedSince(0)
-	if len(asked) != 1 {
-		t.Fatalf("%d permission requests, want 1", len(asked))
-	}
+	asked := e2eAsked(t, b, 1, "")
 	e2eWantPermission(t, asked[0], "toolu_e2e_reject", "rm -rf build", sdk.ToolKindExecute)
 	tc := e2eWantTool(t, got, "toolu_e2e_reject", "rm -rf build", sdk.ToolKindExecute, sdk.ToolCallStatusFailed)
 	if c := e2eContentText(tc.content); len(c) != 1 || !strings.Contains(c[0], "refused permission") {
@@ -256,10 +261,7 @@ func e2eBashAllowAlways(t *testing.T) {
 	b.mustPrompt(ctx, sid, "Create the two stamp files, and make sure they exist.", sdk.StopReasonEndTurn)
 	got := b.client.since(mark)
 
-	asked := b.client.askedSince(0)
-	if len(asked) != 1 {
-		t.Fatalf("%d permission requests, want 1: the second identical command must not ask", len(asked))
-	}
+	asked := e2eAsked(t, b, 1, ": the second identical command must not ask")
 	e2eWantPermission(t, asked[0], "toolu_e2e_always_1", "touch stamp-a stamp-b", sdk.ToolKindExecute)
 	e2eWantTool(t, got, "toolu_e2e_always_1", "touch stamp-a stamp-b", sdk.ToolKindExecute, sdk.ToolCallStatusCompleted)
 	e2eWantTool(t, got, "toolu_e2e_always_2", "touch stamp-a stamp-b", sdk.ToolKindExecute, sdk.ToolCallStatusCompleted)
@@ -282,10 +284,7 @@ func e2eWriteEdit(t *testing.T) {
 
 	path := filepath.Join(w.proj, "notes.md")
 	const created = "# Notes\n\n- [ ] set up the project\n- [ ] write the tests\n"
-	asked := b.client.askedSince(0)
-	if len(asked) != 2 {
-		t.Fatalf("%d permission requests, want 2 (Write, Edit)", len(asked))
-	}
+	asked := e2eAsked(t, b, 2, " (Write, Edit)")
 	// The questions show what will change.
 	if d := e2eDiffs(asked[0].ToolCall.Content); !reflect.DeepEqual(d, []e2eDiff{{path: path, new: created, noOld: true}}) {
 		t.Errorf("Write permission shows %+v", d)
@@ -332,10 +331,7 @@ func e2ePlanMode(t *testing.T) {
 	got := b.client.since(mark)
 
 	const plan = "# Plan\n\n1. Write hello.txt\n"
-	asked := b.client.askedSince(0)
-	if len(asked) != 1 {
-		t.Fatalf("%d permission requests, want 1 (leaving plan mode; the Write runs in acceptEdits)", len(asked))
-	}
+	asked := e2eAsked(t, b, 1, " (leaving plan mode; the Write runs in acceptEdits)")
 	q := asked[0]
 	if string(q.ToolCall.ToolCallId) != "toolu_e2e_exitplan" || q.ToolCall.Kind == nil || *q.ToolCall.Kind != sdk.ToolKindSwitchMode {
 		t.Errorf("leaving plan mode asked about %s (%v)", q.ToolCall.ToolCallId, q.ToolCall.Kind)
@@ -540,10 +536,7 @@ func e2eMCPServer(t *testing.T) {
 	b.mustPrompt(ctx, sid, "Add 2 and 40 with the e2e server.", sdk.StopReasonEndTurn)
 	got := b.client.since(mark)
 
-	asked := b.client.askedSince(0)
-	if len(asked) != 1 {
-		t.Fatalf("%d permission requests, want 1", len(asked))
-	}
+	asked := e2eAsked(t, b, 1, "")
 	e2eWantPermission(t, asked[0], "toolu_e2e_mcp", "add (e2e)", sdk.ToolKindOther)
 	tc := e2eWantTool(t, got, "toolu_e2e_mcp", "add (e2e)", sdk.ToolKindOther, sdk.ToolCallStatusCompleted)
 	if out := e2eContentText(tc.content); !reflect.DeepEqual(out, []string{"sum: 42"}) {
