@@ -93,9 +93,10 @@ func record(ctx context.Context, cfg *config, name, path string) (err error) {
 	for _, k := range keys {
 		env = append(env, k+"="+rec.Env[k])
 	}
-	// The CLI tells the model today's date; in UTC the recorder knows which
-	// dates to replace.
-	env = append(env, "TZ=UTC")
+	// The CLI tells the model whether the project is a git repository and
+	// which branch it is on: the answer must not depend on where the
+	// machine's temp dir is (inside a checkout, say).
+	env = append(env, "GIT_CEILING_DIRECTORIES="+dirs.root)
 	started := time.Now().UTC()
 	args := append(cliArgs(session), rec.Args...)
 	s, err := startCLI(cfg.claude, args, env, dirs.project, cfg.settle, cfg.logf)
@@ -123,8 +124,14 @@ func record(ctx context.Context, cfg *config, name, path string) (err error) {
 		return fmt.Errorf("%d scripted model turn(s) were never requested", n)
 	}
 
+	// The CLI tells the model today's date; ClaudeEnv sets TZ=UTC, so the
+	// recorder knows which dates to replace.
+	authored, err := os.ReadFile(filepath.Join(cfg.scenarios, name+".json"))
+	if err != nil {
+		return err
+	}
 	norm := newNormalizer(session, dirs.project, dirs.home, dirs.tmp, dirs.root, strings.TrimPrefix(url, "http://"),
-		runDates(started, time.Now().UTC())...)
+		thisMachine(cfg.claude).scrubber(string(authored)), runDates(started, time.Now().UTC())...)
 	steps, err := norm.steps(s.steps)
 	if err != nil {
 		return err
