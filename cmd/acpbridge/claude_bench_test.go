@@ -21,6 +21,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/acpbridge/acpbridge/fixtures/claudecli"
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
@@ -154,14 +155,7 @@ type claudeBench struct {
 // needPeer a missing peer skips too; otherwise the peer is left out.
 func claudeBenchEnv(tb testing.TB, needPeer bool) *claudeBench {
 	tb.Helper()
-	e := &claudeBench{cli: os.Getenv("CLAUDE_BIN")}
-	if e.cli == "" {
-		found, _ := filepath.Glob(filepath.Join(repoRoot(), ".cache", "claude", "node_modules", "@anthropic-ai", "claude-code-*", "claude"))
-		if len(found) == 0 {
-			tb.Skip("Claude Code CLI not found: set CLAUDE_BIN, or install it with scripts/install-claude.sh (make bench-claude does)")
-		}
-		e.cli = found[0]
-	}
+	e := &claudeBench{cli: claudecli.Require(tb)}
 	e.peer = filepath.Join(repoRoot(), "bench", "peer", "node_modules", "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")
 	node, err := exec.LookPath("node")
 	if _, serr := os.Stat(e.peer); serr != nil || err != nil {

@@ -13,11 +13,19 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/fixtures/claudecli"
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
 // findCLI resolves the Claude executable and its version.
 func (c *config) findCLI(ctx context.Context) error {
+	if c.claude == "" && os.Getenv(claudecli.EnvVar) != "" {
+		p, err := claudecli.Find()
+		if err != nil {
+			return err
+		}
+		c.claude = p
+	}
 	if c.claude == "" {
 		cmd := exec.CommandContext(ctx, "scripts/install-claude.sh")
 		cmd.Stderr = os.Stderr
