@@ -27,9 +27,12 @@ demo: build
 	$(GO) run ./cmd/acpdemo -fixture $(DEMO) -- ./$(BIN) --log-level warn replay --pace $(PACE) $(DEMO)
 
 # Everything CI needs: the official ACP schema for conformance checks, then
-# the whole suite under the race detector.
+# the whole suite under the race detector. cmd/testreport runs go test -json
+# and prints the package lines, the whole output of failing tests, the
+# skipped tests with their reasons and "tests: N passed, N failed, N
+# skipped"; it fails on any failure and, under CI=true, on any skip.
 test: schema
-	$(GO) test -race -count=1 ./...
+	$(GO) run ./cmd/testreport -go $(GO) -- -race -count=1 ./...
 
 # The official ACP v1 JSON schema, from the npm package of the TypeScript SDK,
 # into a git-ignored cache.
