@@ -118,3 +118,34 @@ func TestRecordingsHoldNoMachineValues(t *testing.T) {
 		t.Fatalf("only %d recorded files under %v", files, recordedDirs)
 	}
 }
+
+// TestRunDirsOutsideCheckout: with TMPDIR inside a git checkout the CLI
+// would report the checkout's branch and status, so the recorder refuses.
+func TestRunDirsOutsideCheckout(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(repo, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	if d, err := newRunDirs(); err == nil {
+		os.RemoveAll(d.root)
+		t.Fatalf("run dirs made at %s, inside the checkout %s", d.root, repo)
+	} else if !strings.Contains(err.Error(), "TMPDIR") {
+		t.Errorf("error %q does not say what to do", err)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("left behind in TMPDIR: %v %v", entries, err)
+	}
+
+	t.Setenv("TMPDIR", t.TempDir())
+	d, err := newRunDirs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(d.root)
+}

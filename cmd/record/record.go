@@ -101,10 +101,6 @@ func record(ctx context.Context, cfg *config, name, path string) (err error) {
 	for _, k := range keys {
 		env = append(env, k+"="+rec.Env[k])
 	}
-	// The CLI tells the model whether the project is a git repository and
-	// which branch it is on: the answer must not depend on where the
-	// machine's temp dir is (inside a checkout, say).
-	env = append(env, "GIT_CEILING_DIRECTORIES="+dirs.root)
 	started := time.Now().UTC()
 	args := append(cliArgs(session), rec.Args...)
 	s, err := startCLI(cfg.claude, args, env, dirs.project, cfg.settle, cfg.logf)
@@ -180,6 +176,10 @@ func newRunDirs() (runDirs, error) {
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
+	if repo := enclosingRepo(root); repo != "" {
+		os.RemoveAll(root)
+		return runDirs{}, fmt.Errorf("the temp dir %s is inside the git checkout %s: the CLI would tell the model its branch and status; set TMPDIR to a directory outside any checkout", filepath.Dir(root), repo)
+	}
 	d := runDirs{
 		root:    root,
 		home:    filepath.Join(root, "home"),
@@ -193,6 +193,24 @@ func newRunDirs() (runDirs, error) {
 		}
 	}
 	return d, nil
+}
+
+// enclosingRepo returns the nearest directory at or above dir that holds a
+// .git entry, or "". The CLI finds such a checkout by itself (it ignores
+// GIT_CEILING_DIRECTORIES) and tells the model "Is a git repository: true"
+// and the branch, which would make a recording depend on where the machine
+// keeps its temp dir.
+func enclosingRepo(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
 }
 
 func fixtureComment(rec *recording, name string) string {
