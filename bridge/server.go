@@ -75,7 +75,10 @@ func (s *Server) serve(ctx context.Context, st jsonrpc.Stream, log zerolog.Logge
 	c := s.newConnection(log)
 	// The read loop starts inside NewConn; handlers wait for c.conn to be
 	// set before they use it (see ready).
-	c.conn = jsonrpc.NewConn(ctx, st, jsonrpc.Options{
+	// The Conn outlives ctx: a stop signal (ctx done) must still let the
+	// open requests be answered, as stdin EOF does, so the Conn is closed
+	// below, after the turns are cancelled and answered, not by ctx.
+	c.conn = jsonrpc.NewConn(context.WithoutCancel(ctx), st, jsonrpc.Options{
 		Handler:         c.handle,
 		Preempt:         c.preempt,
 		Sync:            func(m string) bool { return m == acp.MethodInitialize },
@@ -84,23 +87,31 @@ func (s *Server) serve(ctx context.Context, st jsonrpc.Stream, log zerolog.Logge
 	close(c.ready)
 	info := s.adapterInfo()
 	c.log.Info().Str("adapter", info.Name).Str("version", s.opts.Version).Msg("serving ACP")
+	eof := false
 	select {
 	case <-c.conn.Done():
+		eof = true
 	case <-ctx.Done():
 	}
 	// The editor has gone (EOF) or the bridge was told to stop. Running
 	// turns end now, but requests already read still get their answers: a
 	// client may pipe its requests and close stdin at once. The wait is
 	// bounded, so the process still exits within 2 s.
-	c.cancelTurns()
+	turns := c.cancelTurns()
 	drained := make(chan struct{})
 	go func() {
 		c.conn.Wait()
 		close(drained)
 	}()
+	// After a stop signal the read loop runs on (stdin is still open), so
+	// the wait is for the cancelled turns' answers instead.
+	var answered <-chan struct{} = drained
+	if !eof {
+		answered = allClosed(turns)
+	}
 	t := time.NewTimer(drainTimeout)
 	select {
-	case <-drained:
+	case <-answered:
 	case <-t.C:
 		c.log.Warn().Dur("after", drainTimeout).Msg("requests still running at shutdown are cancelled")
 	}
@@ -162,17 +173,34 @@ func (c *connection) preempt(_ context.Context, req *jsonrpc.Request) bool {
 const drainTimeout = 500 * time.Millisecond
 
 // cancelTurns ends every running turn (answered "cancelled") and withdraws
-// pending permission requests, without closing the sessions.
-func (c *connection) cancelTurns() {
+// pending permission requests, without closing the sessions. It returns the
+// done channels of the turns it cancelled.
+func (c *connection) cancelTurns() []<-chan struct{} {
 	c.mu.Lock()
 	all := make([]*session, 0, len(c.sessions))
 	for _, s := range c.sessions {
 		all = append(all, s)
 	}
 	c.mu.Unlock()
+	var done []<-chan struct{}
 	for _, s := range all {
-		s.cancel()
+		if t := s.cancel(); t != nil {
+			done = append(done, t.done)
+		}
 	}
+	return done
+}
+
+// allClosed returns a channel closed once every channel in chs is.
+func allClosed(chs []<-chan struct{}) <-chan struct{} {
+	all := make(chan struct{})
+	go func() {
+		for _, ch := range chs {
+			<-ch
+		}
+		close(all)
+	}()
+	return all
 }
 
 // shutdown cancels every turn and closes every session, in parallel. It
