@@ -41,7 +41,8 @@ type Options struct {
 	// list: $CLAUDE_CONFIG_DIR, else $HOME/.claude, as the CLI sees them.
 	Env []string
 	// CancelGrace is how long a cancelled turn waits for the CLI to wind
-	// down after the interrupt before its process is stopped (default 10s).
+	// down after the interrupt before its process is stopped and the turn
+	// answered "cancelled" (default DefaultCancelGrace).
 	CancelGrace time.Duration
 	// StopGrace is the grace period of each step of a process stop (default
 	// 3s).
@@ -73,6 +74,12 @@ type Options struct {
 // deltas is read in batches of tens of lines instead of one at a time.
 const DefaultReadWindow = time.Millisecond
 
+// DefaultCancelGrace is the CancelGrace of a zero Options. A CLI that takes
+// the interrupt ends the turn well within it; one that does not (hung,
+// stopped) is stopped in the background, and session/cancel is still
+// answered within 2 s of the request, as the issue asks.
+const DefaultCancelGrace = time.Second
+
 // Adapter serves ACP sessions from Claude Code. Its methods are safe for
 // concurrent use.
 type Adapter struct {
@@ -102,7 +109,7 @@ func New(opts Options) *Adapter {
 		opts.NewSessionID = newUUID
 	}
 	if opts.CancelGrace <= 0 {
-		opts.CancelGrace = 10 * time.Second
+		opts.CancelGrace = DefaultCancelGrace
 	}
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second

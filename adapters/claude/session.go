@@ -180,14 +180,22 @@ func (s *Session) died(r *run, err error) error {
 	return exitError(err, r.p.StderrTail())
 }
 
-// kill stops a process that did not react to an interrupt.
+// kill stops a process that did not react to an interrupt. The stop runs in
+// the background, so the cancelled turn is answered at once: a hung CLI
+// (SIGSTOPped, say) takes the whole escalation to SIGKILL. Close waits for
+// it; the process's events are no longer consumed (drop), so nothing of the
+// turn reaches the editor after its answer.
 func (s *Session) kill(r *run) {
 	s.drop(r)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 4*s.a.opts.StopGrace)
-	defer cancel()
-	if err := r.p.Stop(ctx); err != nil {
-		s.log.Warn().Err(err).Msg("stopping claude")
-	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 4*s.a.opts.StopGrace)
+		defer cancel()
+		if err := r.p.Stop(ctx); err != nil {
+			s.log.Warn().Err(err).Msg("stopping claude")
+		}
+	}()
 }
 
 // startLocked starts a process in the background. Callers hold mu.
