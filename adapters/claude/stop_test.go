@@ -4,10 +4,12 @@ package claude
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -157,4 +159,62 @@ func TestCancelAnswersPromptlyWhenCLIHangs(t *testing.T) {
 	if late > 0 {
 		t.Errorf("%d updates of the cancelled turn were sent after its answer", late)
 	}
+}
+
+// A CLI that starts but never answers initialize used to hang the prompt
+// forever: the wait is bounded, the CLI stopped, and the error names the
+// CLI, its path and the limit.
+func TestStartTimeoutNamesCLI(t *testing.T) {
+	l := &osLauncher{}
+	path := scriptCLI(t, neverAnswers)
+	a := osAdapter(t, path, l, Options{StartTimeout: 300 * time.Millisecond, StopGrace: 100 * time.Millisecond})
+	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: t.TempDir()}, &acptest.Client{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test's own bound, far above the limit: without one, the prompt
+	// waits for as long as the CLI hangs.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	stop, err := s.Prompt(ctx, prompt("hi"))
+	if err == nil {
+		t.Fatalf("Prompt = %q, nil against a CLI that never answers initialize; want the start-up error", stop)
+	}
+	for _, want := range []string{"claude", path, "300ms", "initialize"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Prompt error %q does not mention %q", err, want)
+		}
+	}
+	if !errors.Is(err, acp.ErrInternal) {
+		t.Errorf("Prompt error %v is not an internal error", err)
+	}
+	l.requireExited(t)
+}
+
+// session/cancel during the wait for initialize ends the prompt at once,
+// "cancelled", and stops the process without waiting for Close.
+func TestCancelDuringStartStopsCLI(t *testing.T) {
+	l := &osLauncher{started: make(chan proc.Process, 2)}
+	a := osAdapter(t, scriptCLI(t, neverAnswers), l, Options{StartTimeout: time.Hour, StopGrace: 100 * time.Millisecond})
+	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: t.TempDir()}, &acptest.Client{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var cancelledAt time.Time
+	go func() {
+		<-l.started
+		cancelledAt = time.Now()
+		cancel()
+	}()
+	stop, err := s.Prompt(ctx, prompt("hi"))
+	took := time.Since(cancelledAt)
+	if err != nil || stop != acp.StopReasonCancelled {
+		t.Fatalf("Prompt cancelled during start = %q, %v; want cancelled, nil", stop, err)
+	}
+	if took > 2*time.Second {
+		t.Errorf("Prompt answered %v after the cancel, want at once", took.Round(time.Millisecond))
+	}
+	// Checked before Close, which would stop the process anyway.
+	l.requireExited(t)
 }
