@@ -19,8 +19,8 @@ import (
 
 // TestShutdownLeavesNoChild runs `acpbridge claude` against a stand-in CLI
 // (a shell script that starts a grandchild, then execs the fake agent playing
-// a recorded session) and checks that on stdin EOF, and on SIGTERM in the
-// middle of a turn, the bridge exits within 2 s and no process it started
+// a recorded session) and checks that on stdin EOF, and on SIGTERM or SIGINT
+// in the middle of a turn, the bridge exits within 2 s and no process it started
 // survives: neither the CLI nor the grandchild the CLI left behind. The open
 // session/prompt is answered "cancelled" before the bridge exits.
 func TestShutdownLeavesNoChild(t *testing.T) {
@@ -31,6 +31,11 @@ func TestShutdownLeavesNoChild(t *testing.T) {
 		{"stdin EOF during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) { stdin.Close() }},
 		{"SIGTERM during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) {
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"SIGINT during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) {
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 				t.Fatal(err)
 			}
 		}},
