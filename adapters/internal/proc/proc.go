@@ -76,7 +76,9 @@ type Process interface {
 	// sends SIGKILL, waits, and reports an "unresponsive subprocess" error if
 	// the agent still runs. A done ctx skips the remaining waits and goes
 	// straight to SIGKILL. Otherwise Stop returns what Wait returns. When it
-	// returns, no process of the group is left.
+	// returns, no process of the group is left, nor, on Linux, any other
+	// process the agent started (see the package doc). The same holds once
+	// Wait has returned, however the agent ended.
 	Stop(ctx context.Context) error
 	// Pid is the agent's process id (and process group id); 0 in-process.
 	Pid() int
