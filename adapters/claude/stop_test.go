@@ -150,10 +150,12 @@ func TestCancelAnswersPromptlyWhenCLIHangs(t *testing.T) {
 	if took > 2*time.Second {
 		t.Errorf("Prompt answered %v after the cancel, want within 2s", took.Round(time.Millisecond))
 	}
+	// The stop goes on after the answer, without Close (which would kill
+	// the process anyway).
+	l.requireExited(t)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	l.requireExited(t)
 	mu.Lock()
 	defer mu.Unlock()
 	if late > 0 {
