@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -65,13 +66,51 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	if s.opts.Trace != nil {
 		trace = s.opts.Trace.Editor
 	}
-	st := jsonrpc.NewStdio(r, w, jsonrpc.StdioOptions{MaxMessageSize: s.opts.MaxMessageSize, Trace: trace})
-	return s.serve(ctx, st, s.opts.Logger)
+	// A stop signal (ctx done) ends the input as EOF does, where the input
+	// can be woken (a pipe; not a terminal), so that both shut down alike:
+	// every request already read is answered.
+	in := &stopInput{r: r, ctx: ctx}
+	wakes := false
+	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok && d.SetReadDeadline(time.Time{}) == nil {
+		wakes = true
+		defer context.AfterFunc(ctx, func() { _ = d.SetReadDeadline(time.Now()) })()
+	}
+	st := jsonrpc.NewStdio(in, w, jsonrpc.StdioOptions{MaxMessageSize: s.opts.MaxMessageSize, Trace: trace})
+	return s.serveConn(ctx, st, s.opts.Logger, wakes)
+}
+
+// stopInput is the editor's input, ended (io.EOF) by the read deadline
+// that ServeStdio sets when ctx is done.
+type stopInput struct {
+	r   io.Reader
+	ctx context.Context
+}
+
+func (in *stopInput) Read(b []byte) (int, error) {
+	n, err := in.r.Read(b)
+	if err != nil && in.ctx.Err() != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// Close closes the input, when it can be closed.
+func (in *stopInput) Close() error {
+	if c, ok := in.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // serve runs one connection over st until it ends, then tears it down. log
 // carries what tells this connection from others (the HTTP client id).
 func (s *Server) serve(ctx context.Context, st jsonrpc.Stream, log zerolog.Logger) error {
+	return s.serveConn(ctx, st, log, false)
+}
+
+// serveConn is serve; inputEnds says that st's input ends (EOF) soon after
+// ctx is done.
+func (s *Server) serveConn(ctx context.Context, st jsonrpc.Stream, log zerolog.Logger, inputEnds bool) error {
 	c := s.newConnection(log)
 	// The read loop starts inside NewConn; handlers wait for c.conn to be
 	// set before they use it (see ready).
@@ -103,20 +142,22 @@ func (s *Server) serve(ctx context.Context, st jsonrpc.Stream, log zerolog.Logge
 		c.conn.Wait()
 		close(drained)
 	}()
-	// After a stop signal the read loop runs on (stdin is still open), so
-	// the wait is for the cancelled turns' answers instead.
+	// After a stop signal an input that cannot be ended keeps the read loop
+	// running, so the wait is for the cancelled turns' answers instead.
 	var answered <-chan struct{} = drained
-	if !eof {
+	if !eof && !inputEnds {
 		answered = allClosed(turns)
 	}
-	t := time.NewTimer(drainTimeout)
-	select {
-	case <-answered:
-	case <-t.C:
+	if !waitFor(answered, drainTimeout) {
 		c.log.Warn().Dur("after", drainTimeout).Msg("requests still running at shutdown are cancelled")
 	}
-	t.Stop()
 	n := c.shutdown()
+	// Requests that were waiting on a session (one whose CLI was still
+	// starting, say) end now that it is closed: let them answer before the
+	// Conn refuses to write.
+	if answered == drained && !waitFor(drained, closeAnswerTimeout) {
+		c.log.Warn().Dur("after", closeAnswerTimeout).Msg("requests unanswered at shutdown")
+	}
 	err := c.conn.Close()
 	<-drained // Close waits for the handlers, so this returns at once
 	c.log.Info().Int("sessions_closed", n).AnErr("cause", err).Msg("editor connection ended")
@@ -171,6 +212,22 @@ func (c *connection) preempt(_ context.Context, req *jsonrpc.Request) bool {
 
 // drainTimeout bounds how long shutdown lets requests already read finish.
 const drainTimeout = 500 * time.Millisecond
+
+// closeAnswerTimeout bounds how long shutdown waits, once the sessions are
+// closed, for the requests they held up to be answered.
+const closeAnswerTimeout = 200 * time.Millisecond
+
+// waitFor reports whether ch closed within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
 
 // cancelTurns ends every running turn (answered "cancelled") and withdraws
 // pending permission requests, without closing the sessions. It returns the
