@@ -41,8 +41,15 @@ type Options struct {
 	// list: $CLAUDE_CONFIG_DIR, else $HOME/.claude, as the CLI sees them.
 	Env []string
 	// CancelGrace is how long a cancelled turn waits for the CLI to wind
-	// down after the interrupt before its process is stopped (default 10s).
+	// down after the interrupt before its process is stopped and the turn
+	// answered "cancelled" (default DefaultCancelGrace).
 	CancelGrace time.Duration
+	// StartTimeout bounds the wait for the CLI's answer to initialize
+	// (default DefaultStartTimeout). A CLI that starts but never answers
+	// (hung, or waiting for input it will never get) is stopped and the
+	// prompt that waited fails with an error naming it, its path and the
+	// limit.
+	StartTimeout time.Duration
 	// StopGrace is the grace period of each step of a process stop (default
 	// 3s).
 	StopGrace time.Duration
@@ -73,6 +80,19 @@ type Options struct {
 // deltas is read in batches of tens of lines instead of one at a time.
 const DefaultReadWindow = time.Millisecond
 
+// DefaultCancelGrace is the CancelGrace of a zero Options. A CLI that takes
+// the interrupt ends the turn well within it; one that does not (hung,
+// stopped) is stopped in the background, and session/cancel is still
+// answered within 2 s of the request, as the issue asks.
+const DefaultCancelGrace = time.Second
+
+// DefaultStartTimeout is the StartTimeout of a zero Options. The CLI
+// answers initialize once Node has loaded it and it has read its settings,
+// plugins and MCP configuration: about a second on a developer machine,
+// several on a loaded CI runner or a cold disk. A minute is far beyond what
+// a working CLI needs on a slow machine, and still ends a hang.
+const DefaultStartTimeout = time.Minute
+
 // Adapter serves ACP sessions from Claude Code. Its methods are safe for
 // concurrent use.
 type Adapter struct {
@@ -102,7 +122,10 @@ func New(opts Options) *Adapter {
 		opts.NewSessionID = newUUID
 	}
 	if opts.CancelGrace <= 0 {
-		opts.CancelGrace = 10 * time.Second
+		opts.CancelGrace = DefaultCancelGrace
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
 	}
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second
