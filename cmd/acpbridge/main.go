@@ -6,13 +6,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/urfave/cli/v2"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -26,22 +22,7 @@ func main() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := newApp().RunContext(ctx, os.Args)
+	code := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err))
-}
-
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ec cli.ExitCoder
-	if errors.As(err, &ec) {
-		if msg := ec.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "acpbridge:", msg)
-		}
-		return ec.ExitCode()
-	}
-	fmt.Fprintln(os.Stderr, "acpbridge:", err)
-	return 1
+	os.Exit(code)
 }
