@@ -1,7 +1,8 @@
 // Command acpbridge is an ACP agent for editors that wraps command-line coding
 // agents: it speaks ACP v1 on stdin/stdout and the wrapped CLI's native
-// protocol to a child process. Only ACP frames ever go to stdout; logs go to
-// stderr or --log-file.
+// protocol to a child process. While it serves, only ACP frames go to
+// stdout; logs go to stderr or --log-file. --help and --version, which serve
+// no ACP, answer on stdout.
 package main
 
 import (
