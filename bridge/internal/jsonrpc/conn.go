@@ -187,13 +187,30 @@ func (c *Conn) readLoop() {
 		var tooLarge *TooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
-			c.replyError(ID{}, &Error{Code: ErrInvalidRequest.Code, Message: tooLarge.Error()})
+			c.refuseTooLarge(tooLarge)
 		case errors.Is(err, ErrParse):
 			c.replyError(ID{}, toWireError(err))
 		default:
 			c.finish(err)
 			return
 		}
+	}
+}
+
+// refuseTooLarge answers a message over the size limit, with its id when
+// its first bytes named one: a request the sender waits for gets its answer.
+// Otherwise the id is null, as for a parse error: a notification cannot be
+// told from a request whose id comes after the first bytes. A response
+// is not answered; the call it answers fails instead.
+func (c *Conn) refuseTooLarge(e *TooLargeError) {
+	wire := &Error{Code: ErrInvalidRequest.Code, Message: e.Error()}
+	if !e.response {
+		c.replyError(e.ID, wire)
+		return
+	}
+	c.report(fmt.Errorf("dropping response to request %v: %w", e.ID, e))
+	if e.ID.IsValid() {
+		c.retire(&Response{ID: e.ID, Error: wire})
 	}
 }
 
