@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
@@ -134,14 +135,15 @@ func (h *HTTPHandler) readMessage(w http.ResponseWriter, r *http.Request, needTy
 	limit := h.opts.MaxBodySize
 	tooLarge := "request body exceeds the " + strconv.FormatInt(limit, 10) + "-byte limit"
 	if r.ContentLength > limit {
-		httpError(w, http.StatusRequestEntityTooLarge, tooLarge)
+		refuseBody(w, r.Body, tooLarge)
 		return nil, head{}, false
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body := r.Body
+	data, err := io.ReadAll(http.MaxBytesReader(w, body, limit))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		httpError(w, http.StatusRequestEntityTooLarge, tooLarge)
+		refuseBody(w, body, tooLarge)
 		return nil, head{}, false
 	case err != nil:
 		httpError(w, http.StatusBadRequest, "reading request body: "+err.Error())
@@ -165,4 +167,32 @@ func (h *HTTPHandler) readMessage(w http.ResponseWriter, r *http.Request, needTy
 	}
 	m, _ := parseHead(data)
 	return data, m, true
+}
+
+// Bounds on reading what a client still sends after its body was refused:
+// enough for the client to finish a body a few times the size limit, not
+// enough for a client to keep the handler busy.
+const (
+	refusedBodyMax     = 256 << 20
+	refusedBodyTimeout = 10 * time.Second
+)
+
+// refuseBody answers 413 and then reads and discards the rest of the body,
+// within refusedBodyMax and refusedBodyTimeout, before the connection closes. Closing
+// a connection with unread input makes the kernel reset it, and a client
+// that sends its whole body before it reads its answer (Python's
+// http.client does) then saw a broken pipe or a reset instead of the 413
+// (an 80 MB POST did). The answer is flushed first, so a client that reads
+// while it sends has it at once; the connection is closed afterwards, as
+// its input is not worth parsing.
+func refuseBody(w http.ResponseWriter, body io.Reader, reason string) {
+	rc := http.NewResponseController(w)
+	// Without full duplex, the server may stop the body from being read
+	// once the answer is written.
+	_ = rc.EnableFullDuplex()
+	w.Header().Set("Connection", "close")
+	httpError(w, http.StatusRequestEntityTooLarge, reason)
+	_ = rc.Flush()
+	_ = rc.SetReadDeadline(time.Now().Add(refusedBodyTimeout))
+	_, _ = io.CopyN(io.Discard, body, refusedBodyMax)
 }
