@@ -39,7 +39,7 @@ func (h *HTTPHandler) contractPost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var err error
-		if c, err = h.open(k); err != nil {
+		if c, _, err = h.open(k); err != nil {
 			openStatus(w, err)
 			return
 		}
@@ -60,17 +60,23 @@ func (h *HTTPHandler) contractGet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := h.open(connKey{shapeContract, id})
+	c, created, err := h.open(connKey{shapeContract, id})
 	if err != nil {
 		openStatus(w, err)
 		return
 	}
-	at, err := c.main.attach(lastEventID(r))
+	lastID := lastEventID(r)
+	at, err := c.main.attach(lastID)
 	if err != nil {
 		httpError(w, http.StatusConflict, "client_id "+quote(id)+": "+err.Error()+
 			" (reconnect with the Last-Event-ID of the last event received)")
 		return
 	}
+	// A reconnect that had to open the client's connection: the one its
+	// Last-Event-ID came from has ended (idle timeout, DELETE, a restart),
+	// and the client must be told. A Last-Event-ID the open connection
+	// never issued says nothing of the kind, and gets no notice.
+	at.reset = created && lastID != ""
 	h.stream(w, r, c, c.main, at)
 }
 
