@@ -289,9 +289,22 @@ func equalFoldASCII(b []byte, lower string) bool {
 }
 
 // indexFoldASCII returns the index of the first case-insensitive match of
-// lower in b, or -1.
+// lower (which starts with a lower-case letter) in b, or -1. Candidates are
+// found with bytes.IndexByte, so skipping a large body to the next header
+// is not a byte-by-byte loop.
 func indexFoldASCII(b []byte, lower string) int {
+	first, upper := lower[0], lower[0]-'a'+'A'
 	for i := 0; i+len(lower) <= len(b); i++ {
+		j := bytes.IndexByte(b[i:], first)
+		if j < 0 {
+			j = len(b) - i
+		}
+		if k := bytes.IndexByte(b[i:i+j], upper); k >= 0 {
+			j = k
+		}
+		if i += j; i+len(lower) > len(b) {
+			break
+		}
 		if equalFoldASCII(b[i:i+len(lower)], lower) {
 			return i
 		}

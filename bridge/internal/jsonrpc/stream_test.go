@@ -279,3 +279,25 @@ func TestStdioWriteRejectsNewline(t *testing.T) {
 		t.Error("Write accepted a message with a newline")
 	}
 }
+
+// TestIndexFoldASCII finds the header in any case wherever it starts,
+// past decoys that share its first letter.
+func TestIndexFoldASCII(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"content-length:", 0},
+		{"xxCONTENT-LENGTH:", 2},
+		{"cc Content-length:", 3},
+		{"C c content-lengthContent-Length:", 18},
+		{"content-length", -1},
+		{"xx c", -1},
+		{"", -1},
+	}
+	for _, tt := range tests {
+		if got := indexFoldASCII([]byte(tt.in), clHeader); got != tt.want {
+			t.Errorf("indexFoldASCII(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
