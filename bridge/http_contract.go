@@ -197,6 +197,10 @@ func refuseBody(w http.ResponseWriter, body io.Reader, reason string) {
 	// once the answer is written.
 	_ = rc.EnableFullDuplex()
 	w.Header().Set("Connection", "close")
+	// A declared length makes the answer complete once flushed; a chunked
+	// one would end only when the handler returns, after the drain, and
+	// curl, seeing the answer unfinished, sends the whole body anyway.
+	w.Header().Set("Content-Length", strconv.Itoa(len(reason)+1))
 	httpError(w, http.StatusRequestEntityTooLarge, reason)
 	_ = rc.Flush()
 	_ = rc.SetReadDeadline(time.Now().Add(refusedBodyTimeout))
