@@ -254,6 +254,28 @@ func TestHTTPOversizedBodyGets413(t *testing.T) {
 			b, _ := io.ReadAll(resp.Body)
 			return resp.StatusCode, string(b), nil
 		}},
+		// curl waits for 100 Continue before it sends a large body, and
+		// stops when a final answer comes instead, unless that answer is
+		// unfinished. The answer must be whole before the body comes (and
+		// before the bridge stops waiting for it, after 10 s).
+		{"expects 100-continue, sends nothing", func(t *testing.T) (int, string, error) {
+			conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "POST /acp/rpc?client_id=big HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
+				"Content-Length: %d\r\nExpect: 100-continue\r\n\r\n", ts.Listener.Addr(), size)
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				return 0, "", err
+			}
+			b, err := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b), err
+		}},
 		{"net/http, content-length", func(t *testing.T) (int, string, error) { return postBig(t, ts, body(), size) }},
 		{"net/http, chunked", func(t *testing.T) (int, string, error) { return postBig(t, ts, body(), -1) }},
 	}
