@@ -92,6 +92,13 @@ type Conn struct {
 	ended     bool                           // the read loop has ended; guarded by mu
 	err       error                          // why it ended; guarded by mu
 
+	// thenGate is a lock (a 1-buffered channel, so that waiting on it is
+	// durable blocking under synctest). respond holds it from queuing an
+	// answer made with Then until its after func has returned; the read
+	// loop passes through it before it handles a message. So nothing the
+	// peer sends once it has that answer is handled before after has run.
+	thenGate chan struct{}
+
 	queue   notificationQueue
 	out     outbox    // messages waiting for the writer goroutine
 	scratch sync.Pool // *[]byte encoding buffers
@@ -118,6 +125,7 @@ func NewConn(ctx context.Context, s Stream, opts Options) *Conn {
 		inflight:  make(map[ID]context.CancelCauseFunc),
 		queue:     newNotificationQueue(),
 		out:       newOutbox(),
+		thenGate:  make(chan struct{}, 1),
 	}
 	c.scratch.New = func() any { return new([]byte) }
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
@@ -180,6 +188,8 @@ func (c *Conn) Close() error {
 func (c *Conn) readLoop() {
 	for {
 		data, err := c.stream.Read(c.ctx)
+		c.thenGate <- struct{}{}
+		<-c.thenGate
 		if err == nil {
 			c.handleMessage(data)
 			continue

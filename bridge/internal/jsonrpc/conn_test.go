@@ -532,3 +532,29 @@ func TestThenRunsAfterTheAnswerIsWritten(t *testing.T) {
 		clientW.Close()
 	})
 }
+
+// TestThenRunsBeforeTheNextMessage has the peer act on a Then answer at
+// once: what it sends next is not handled until after has returned. The
+// bridge opens a session in after; a session/prompt handled before that
+// had its updates held back and written after its own answer.
+func TestThenRunsBeforeTheNextMessage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var afterDone atomic.Bool
+		h := newHarness(t, framingNDJSON, Options{Handler: handlerMap(map[string]Handler{
+			"open": func(context.Context, *Request) (any, error) {
+				return Then("opened", func() {
+					<-release
+					afterDone.Store(true)
+				}), nil
+			},
+			"use": func(context.Context, *Request) (any, error) { return afterDone.Load(), nil },
+		})}, StdioOptions{})
+		h.send(`{"jsonrpc":"2.0","id":1,"method":"open"}`)
+		h.expect(`{"jsonrpc":"2.0","id":1,"result":"opened"}`)
+		h.send(`{"jsonrpc":"2.0","id":2,"method":"use"}`)
+		synctest.Wait() // "use" would be handled now, were it not held back
+		close(release)
+		h.expect(`{"jsonrpc":"2.0","id":2,"result":true}`)
+	})
+}
