@@ -181,6 +181,9 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 	s.procCtx, s.procEnd = context.WithCancel(context.Background())
 	s.tr = newTranslator(cwd, s.log)
 	s.tr.emit, s.tr.onMode, s.tr.onModel = s.update, s.changeMode, s.changeModel
+	if c != nil {
+		s.tr.notices = noticeModeFor(c.Capabilities())
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
