@@ -3,8 +3,12 @@ package claude
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -135,6 +139,9 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	if err := a.checkPath(); err != nil {
 		return nil, err
 	}
+	if err := a.checkCwd(req.Cwd); err != nil {
+		return nil, err
+	}
 	s, err := a.OpenSession(OpenOptions{ID: acp.SessionID(a.opts.NewSessionID()), Cwd: req.Cwd,
 		AdditionalDirectories: req.AdditionalDirectories, McpServers: req.McpServers}, c)
 	if err != nil {
@@ -216,6 +223,31 @@ func (a *Adapter) checkPath() error {
 			"(npm install -g @anthropic-ai/claude-code) or give the path of its executable with "+
 			"--claude-path or ACPBRIDGE_CLAUDE_PATH", a.opts.Path, err)
 		return acp.NewError(acp.CodeInternalError, msg, map[string]any{"path": a.opts.Path})
+	}
+	return nil
+}
+
+// checkCwd refuses a working directory the CLI cannot be started in, when
+// the session opens: otherwise the first prompt fails with fork/exec's
+// "no such file or directory", which names the CLI's executable, not the
+// directory. ACP requires an absolute cwd (checked by the bridge as well);
+// that it exists matters only to a real process (the default launcher), so
+// in-process stand-ins may use recorded paths.
+func (a *Adapter) checkCwd(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return acp.InvalidParams("cwd", "must be an absolute path")
+	}
+	if !a.lookPath {
+		return nil
+	}
+	fi, err := os.Stat(cwd)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return acp.InvalidParams("cwd", fmt.Sprintf("directory %s does not exist", cwd))
+	case err != nil:
+		return acp.InvalidParams("cwd", err.Error())
+	case !fi.IsDir():
+		return acp.InvalidParams("cwd", fmt.Sprintf("%s is not a directory", cwd))
 	}
 	return nil
 }

@@ -48,10 +48,10 @@ func (a *Adapter) ResumeSession(_ context.Context, req acp.ResumeSessionRequest,
 // stored checks a load or resume request and returns the session's
 // transcript.
 func (a *Adapter) stored(id acp.SessionID, cwd string) (string, error) {
-	if !filepath.IsAbs(cwd) {
-		return "", acp.InvalidParams("cwd", "must be an absolute path")
-	}
 	if err := a.checkPath(); err != nil {
+		return "", err
+	}
+	if err := a.checkCwd(cwd); err != nil {
 		return "", err
 	}
 	a.mu.Lock()

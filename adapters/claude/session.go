@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -208,7 +209,7 @@ func (s *Session) startLocked() *run {
 func (s *Session) launch(r *run, spec proc.Spec) {
 	p, err := s.a.opts.Launch(s.procCtx, spec)
 	if err != nil {
-		r.err = fmt.Errorf("%w: starting claude: %v", acp.ErrInternal, err)
+		r.err = startError(err, spec.Dir)
 		return
 	}
 	r.p = p
@@ -224,6 +225,19 @@ func (s *Session) launch(r *run, spec proc.Spec) {
 		return
 	}
 	s.applyInit(body)
+}
+
+// startError describes a failure to start the CLI. The launcher's error
+// already says what it was starting ("starting claude: ..."). A working
+// directory removed since the session opened makes fork/exec fail with
+// ENOENT under the executable's name, so that case names the directory.
+func startError(err error, dir string) error {
+	if dir != "" {
+		if _, serr := os.Stat(dir); serr != nil {
+			return fmt.Errorf("%w: the session's working directory cannot be used: %v", acp.ErrInternal, serr)
+		}
+	}
+	return fmt.Errorf("%w: %v", acp.ErrInternal, err)
 }
 
 // stop ends a process gracefully (close stdin, then signals).
