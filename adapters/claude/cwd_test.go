@@ -34,7 +34,7 @@ func TestCwdRefusedAtOpen(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a := New(Options{Path: fakeExecutable(t), Logger: testLogger(t), StopGrace: 50e6})
+	a := New(Options{Path: fakeExecutable(t), Logger: testLogger(t), StopGrace: 50e6, ModelCache: "-"})
 	t.Cleanup(func() { _ = a.Close() })
 	for _, cwd := range []string{filepath.Join(root, "missing"), file, "relative/dir"} {
 		t.Run(filepath.Base(cwd), func(t *testing.T) {
@@ -97,6 +97,7 @@ func TestStartErrorSaysOnce(t *testing.T) {
 				NewSessionID: func() string { return testSessionID },
 				Logger:       testLogger(t),
 				StopGrace:    50e6,
+				ModelWait:    -1, // the launch waits for the test, which waits for NewSession
 			})
 			t.Cleanup(func() { _ = a.Close() })
 			s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: dir}, &acptest.Client{})

@@ -29,6 +29,7 @@ type Session struct {
 	log    zerolog.Logger
 	mcp    string   // --mcp-config value, or ""
 	dirs   []string // --add-dir values
+	cliKey string   // the executable's key in the adapter's model cache
 
 	ctx    context.Context // ends at Close: stops waits and turns
 	cancel context.CancelFunc
@@ -48,6 +49,7 @@ type Session struct {
 	mode     string          // guarded by mu
 	model    string          // guarded by mu
 	models   []model         // guarded by mu
+	listed   bool            // the editor has been given the CLI's own list (or a remembered one); guarded by mu
 	rejects  map[string]bool // "always reject" rules (ruleKey); guarded by mu
 	informed bool            // commands and options were sent once; guarded by mu
 	closed   bool            // guarded by mu
