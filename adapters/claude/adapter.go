@@ -196,7 +196,7 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 // until ctx ends, for the CLI's initialize answer to list them.
 func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Session, error) {
 	id, cwd := o.ID, o.Cwd
-	key := cliKey(a.opts.Path, a.store.projects)
+	key := cliKey(a.opts.Path)
 	models, known := a.models.get(key)
 	mcp, err := mcpConfig(o.McpServers)
 	if err != nil {

@@ -74,22 +74,22 @@ func newModelCache(path string, log zerolog.Logger) *modelCache {
 // cliKey names the executable a list belongs to, cheaply: a stat, not a
 // run of claude --version (which costs a process start). An update of the
 // CLI replaces the file, which changes its size or modification time. The
-// config dir is part of the key, since the account and settings in it
-// shape the list.
-func cliKey(path, configDir string) string {
+// account and settings can shape the list too; a session whose CLI lists
+// other models corrects it with config_option_update, and the new list is
+// kept.
+func cliKey(path string) string {
 	resolved, err := exec.LookPath(path)
 	if err != nil {
-		return path + "|" + configDir // an in-process stand-in, or missing
+		return path // an in-process stand-in, or missing
 	}
 	if abs, err := filepath.Abs(resolved); err == nil {
 		resolved = abs
 	}
 	fi, err := os.Stat(resolved)
 	if err != nil {
-		return resolved + "|" + configDir
+		return resolved
 	}
-	return resolved + "|" + strconv.FormatInt(fi.Size(), 10) + "|" +
-		strconv.FormatInt(fi.ModTime().UnixNano(), 10) + "|" + configDir
+	return resolved + "|" + strconv.FormatInt(fi.Size(), 10) + "|" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
 }
 
 // get returns the list remembered for key.
