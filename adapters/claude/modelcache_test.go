@@ -271,3 +271,34 @@ func TestModelCacheFile(t *testing.T) {
 		t.Error("the key did not change with the executable")
 	}
 }
+
+// TestModelsAtReopen checks that session/load and session/resume answer
+// with the CLI's models too, not a placeholder.
+func TestModelsAtReopen(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(transcriptDir, "text.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"default", "sonnet", "haiku"}
+	for _, load := range []bool{true, false} {
+		t.Run(map[bool]string{true: "load", false: "resume"}[load], func(t *testing.T) {
+			config := t.TempDir()
+			id := storeSession(t, config, recordedCwd, data)
+			m := &modelsCLI{models: want}
+			a := newTestAdapter(t, &launcher{plays: []func(*cli) error{m.play}}, Options{
+				Env: []string{"CLAUDE_CONFIG_DIR=" + config}, ModelCache: filepath.Join(t.TempDir(), "m.json"), ModelWait: time.Minute})
+			var s acp.Session
+			if load {
+				s, err = a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: id, Cwd: recordedCwd}, &acptest.Client{})
+			} else {
+				s, err = a.ResumeSession(t.Context(), acp.ResumeSessionRequest{SessionID: id, Cwd: recordedCwd}, &acptest.Client{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := modelValues(s.State().ConfigOptions); !slices.Equal(got, want) {
+				t.Errorf("models %q, want the CLI's %q", got, want)
+			}
+		})
+	}
+}
