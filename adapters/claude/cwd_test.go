@@ -88,7 +88,7 @@ func TestStartErrorSaysOnce(t *testing.T) {
 			}
 			opened := make(chan struct{})
 			a := New(Options{
-				// The real launcher, once the test has set the scene.
+				Path: exe,
 				Launch: func(ctx context.Context, spec proc.Spec) (proc.Process, error) {
 					<-opened
 					spec.Path = tt.path
@@ -99,6 +99,9 @@ func TestStartErrorSaysOnce(t *testing.T) {
 				StopGrace:    50e6,
 				ModelWait:    -1, // the launch waits for the test, which waits for NewSession
 			})
+			// The launcher is proc.Start, as by default, held back until
+			// the test has set the scene.
+			a.lookPath = true
 			t.Cleanup(func() { _ = a.Close() })
 			s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: dir}, &acptest.Client{})
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 
@@ -211,7 +212,7 @@ func (s *Session) startLocked() *run {
 func (s *Session) launch(r *run, spec proc.Spec) {
 	p, err := s.a.opts.Launch(s.procCtx, spec)
 	if err != nil {
-		r.err = startError(err, spec.Dir)
+		r.err = s.startError(err, spec.Dir)
 		return
 	}
 	r.p = p
@@ -230,11 +231,12 @@ func (s *Session) launch(r *run, spec proc.Spec) {
 }
 
 // startError describes a failure to start the CLI. The launcher's error
-// already says what it was starting ("starting claude: ..."). A working
-// directory removed since the session opened makes fork/exec fail with
-// ENOENT under the executable's name, so that case names the directory.
-func startError(err error, dir string) error {
-	if dir != "" {
+// already says what it was starting ("starting claude: ..."). With the real
+// launcher, a working directory removed since the session opened makes
+// fork/exec fail with ENOENT under the executable's name, so that case
+// names the directory. (In-process stand-ins never enter the directory.)
+func (s *Session) startError(err error, dir string) error {
+	if s.a.lookPath && dir != "" && errors.Is(err, fs.ErrNotExist) {
 		if _, serr := os.Stat(dir); serr != nil {
 			return fmt.Errorf("%w: the session's working directory cannot be used: %v", acp.ErrInternal, serr)
 		}
