@@ -125,6 +125,10 @@ func (t *turn) control(ev event) {
 // is cancelled when the prompt is cancelled or the CLI withdraws its
 // question (control_cancel_request).
 func (t *turn) permission(req canUseTool) {
+	if req.tool == "AskUserQuestion" {
+		t.questions(req)
+		return
+	}
 	answer, reject := t.s.autoDecision(req)
 	if answer == nil {
 		t.s.tr.ensureAnnounced(req.toolUseID, req.tool, req.input)
