@@ -204,6 +204,7 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 	s.procCtx, s.procEnd = context.WithCancel(context.Background())
 	s.tr = newTranslator(cwd, s.log)
 	s.tr.emit, s.tr.onMode, s.tr.onModel = s.update, s.changeMode, s.changeModel
+	s.tr.live = newLiveShells(tasksDir(a.opts.Env, cwd, string(s.id)), terminalOutputMeta(c.Capabilities()))
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {

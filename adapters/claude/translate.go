@@ -34,6 +34,7 @@ type translator struct {
 	plan     taskPlan
 	used     uint64          // context tokens of the last main-thread message
 	bg       map[string]bool // background tasks still running, by task id
+	live     *liveShells     // running shell commands' output, tailed; nil for none
 }
 
 // toolUse is what the translator remembers of one tool use.
@@ -295,6 +296,9 @@ func (t *translator) toolInput(id, name string, input gjson.Result, parent strin
 	if input.Exists() {
 		tu.input = compact(input.Raw)
 	}
+	if name == "Bash" && !tu.finished {
+		t.live.watch(id)
+	}
 	switch {
 	case name == "TodoWrite":
 		t.send(acp.SessionUpdate{Plan: todoPlan(gjson.ParseBytes(tu.input))})
@@ -388,6 +392,7 @@ func (t *translator) toolResult(r toolResult) {
 		return
 	}
 	tu.finished = true
+	t.live.finished(r.id, r.structured)
 	if isPlanTool(tu.name) {
 		if p := t.plan.apply(tu.name, gjson.ParseBytes(tu.input), r.structured, r.failed); p != nil {
 			t.send(acp.SessionUpdate{Plan: p})
@@ -426,6 +431,7 @@ func (t *translator) abandon() {
 	for _, id := range ids {
 		tu := t.tools[id]
 		tu.finished = true
+		t.live.drop(id)
 		t.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
 			ToolCallID: acp.ToolCallID(id),
 			Status:     acp.Ptr(acp.ToolCallStatusFailed),
@@ -488,10 +494,12 @@ func (t *translator) system(subtype string, root gjson.Result) {
 		}
 	case "task_notification":
 		delete(t.bg, root.Get("task_id").String())
+		t.live.taskEnded(root.Get("task_id").String())
 	case "task_updated":
 		switch root.Get("patch.status").String() {
 		case "completed", "failed", "stopped", "killed":
 			delete(t.bg, root.Get("task_id").String())
+			t.live.taskEnded(root.Get("task_id").String())
 		}
 	default:
 		t.log.Debug().Str("subtype", subtype).Msg("skipping claude system frame")

@@ -1,0 +1,75 @@
+package claude
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+)
+
+// TestRealCLILiveBash runs a slow command on the real CLI and checks that
+// its output reaches the editor while it runs: at least two content
+// updates before the tool call completes, and terminal_output chunks that
+// add up to the whole output.
+func TestRealCLILiveBash(t *testing.T) {
+	const id = "toolu_e2e_live"
+	var mu sync.Mutex
+	var live []string // command output shown before completion
+	var chunks strings.Builder
+	completed := false
+	client := &acptest.Client{
+		Caps: acp.ClientCapabilities{Meta: map[string]any{"terminal_output": true}},
+		Update: func(_ context.Context, n acp.SessionNotification) error {
+			u := n.Update.ToolCallUpdate
+			if u == nil || u.ToolCallID != id {
+				return nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if u.Status != nil && *u.Status == acp.ToolCallStatusCompleted {
+				completed = true
+				return nil
+			}
+			if completed {
+				t.Errorf("update after completion: %+v", u)
+			}
+			if len(u.Content) > 0 && u.Content[0].Content != nil && u.Content[0].Content.Text != nil {
+				if text := u.Content[0].Content.Text.Text; strings.HasPrefix(text, "```console") {
+					live = append(live, text)
+				}
+			}
+			if m, ok := u.Meta["terminal_output"].(map[string]any); ok {
+				chunks.WriteString(m["data"].(string))
+			}
+			return nil
+		},
+		Permission: func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+			return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected(optAllowOnce)}, nil
+		},
+	}
+	s, _ := realCLIServer(t, "bash_live", client)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	stop, err := s.Prompt(ctx, prompt("Print three lines slowly."))
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v", stop, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !completed {
+		t.Fatal("the tool call never completed")
+	}
+	if len(live) < 2 {
+		t.Fatalf("%d live output updates before the command ended (%q), want at least 2", len(live), live)
+	}
+	if !strings.Contains(live[0], "line1") || strings.Contains(live[0], "line3") {
+		t.Errorf("first live update %q: want line1 without line3 (output while running)", live[0])
+	}
+	if got := chunks.String(); got != "line1\nline2\nline3\n" {
+		t.Errorf("terminal_output chunks add up to %q", got)
+	}
+}
