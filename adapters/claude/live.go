@@ -58,7 +58,6 @@ type tail struct {
 	before map[string]bool // files in the folder when the command was seen
 	off    int64
 	out    []byte // the last liveKeep bytes of output
-	sent   int    // len(out) when last sent
 	bg     bool   // a background command: tailed until its task ends
 }
 
@@ -100,36 +99,52 @@ func (l *liveShells) names() map[string]bool {
 	return names
 }
 
+// started binds a tailed tool use to its task (task_started names both,
+// for background commands and for long foreground ones).
+func (l *liveShells) started(id, task string, background bool) {
+	if l == nil || l.tails[id] == nil || task == "" {
+		return
+	}
+	l.bind(l.tails[id], task)
+	l.tails[id].bg = l.tails[id].bg || background
+}
+
+func (l *liveShells) bind(tl *tail, task string) {
+	name := task + ".output"
+	if tl.file == name {
+		return
+	}
+	if tl.file != "" {
+		delete(l.claimed, tl.file)
+	}
+	tl.file, tl.before, tl.off, tl.out = name, nil, 0, nil
+	l.claimed[name] = true
+}
+
 // finished handles the result of a tailed tool use: a foreground command
-// is over; a background one goes on in its task's file.
+// is over; a background one goes on until its task ends.
 func (l *liveShells) finished(id string, structured gjson.Result) {
 	if l == nil || l.tails[id] == nil {
 		return
 	}
 	tl := l.tails[id]
-	task := structured.Get("backgroundTaskId").String()
-	if task == "" {
+	if task := structured.Get("backgroundTaskId").String(); task != "" {
+		l.bind(tl, task)
+		tl.bg = true
+	}
+	if !tl.bg {
 		l.drop(id)
-		return
 	}
-	name := task + ".output"
-	if tl.file != name {
-		if tl.file != "" {
-			delete(l.claimed, tl.file)
-		}
-		tl.file, tl.off, tl.out, tl.sent = name, 0, nil, 0
-		l.claimed[name] = true
-	}
-	tl.bg = true
 }
 
-// taskEnded stops tailing a background task.
-func (l *liveShells) taskEnded(task string) {
+// taskEnded sends what a background task wrote last and stops tailing it.
+func (l *liveShells) taskEnded(task string, send func(acp.SessionUpdate)) {
 	if l == nil {
 		return
 	}
 	for id, tl := range l.tails {
 		if tl.bg && tl.file == task+".output" {
+			l.send(tl, send)
 			l.drop(id)
 		}
 	}
@@ -156,20 +171,26 @@ func (l *liveShells) poll(send func(acp.SessionUpdate)) {
 		if tl.file == "" && !l.find(tl) {
 			continue
 		}
-		chunk := l.read(tl)
-		if len(chunk) == 0 {
-			continue
-		}
-		u := &acp.ToolCallUpdate{
-			ToolCallID: acp.ToolCallID(tl.toolID),
-			Status:     acp.Ptr(acp.ToolCallStatusInProgress),
-			Content:    consoleContent(strings.TrimRight(string(tl.out), "\n")),
-		}
-		if l.termMeta {
-			u.Meta = map[string]any{"terminal_output": map[string]any{"terminal_id": tl.toolID, "data": string(chunk)}}
-		}
-		send(acp.SessionUpdate{ToolCallUpdate: u})
+		l.send(tl, send)
 	}
+}
+
+// send reads what tl's command wrote since the last read and sends it.
+// The status is left alone: a background command's call has completed
+// (the command was started) while its output goes on.
+func (l *liveShells) send(tl *tail, send func(acp.SessionUpdate)) {
+	chunk := l.read(tl)
+	if len(chunk) == 0 {
+		return
+	}
+	u := &acp.ToolCallUpdate{
+		ToolCallID: acp.ToolCallID(tl.toolID),
+		Content:    consoleContent(strings.TrimRight(string(tl.out), "\n")),
+	}
+	if l.termMeta {
+		u.Meta = map[string]any{"terminal_output": map[string]any{"terminal_id": tl.toolID, "data": string(chunk)}}
+	}
+	send(acp.SessionUpdate{ToolCallUpdate: u})
 }
 
 // find picks the command's output file: the first new, unclaimed one.

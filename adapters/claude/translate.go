@@ -489,17 +489,18 @@ func (t *translator) system(subtype string, root gjson.Result) {
 			t.bg[task.Get("task_id").String()] = true
 		}
 	case "task_started":
+		t.live.started(root.Get("tool_use_id").String(), root.Get("task_id").String(), root.Get("is_backgrounded").Bool())
 		if root.Get("is_backgrounded").Bool() {
 			t.bg[root.Get("task_id").String()] = true
 		}
 	case "task_notification":
 		delete(t.bg, root.Get("task_id").String())
-		t.live.taskEnded(root.Get("task_id").String())
+		t.live.taskEnded(root.Get("task_id").String(), t.send)
 	case "task_updated":
 		switch root.Get("patch.status").String() {
 		case "completed", "failed", "stopped", "killed":
 			delete(t.bg, root.Get("task_id").String())
-			t.live.taskEnded(root.Get("task_id").String())
+			t.live.taskEnded(root.Get("task_id").String(), t.send)
 		}
 	default:
 		t.log.Debug().Str("subtype", subtype).Msg("skipping claude system frame")
