@@ -16,7 +16,7 @@ import (
 // realCLIServer is realCLI for an end-to-end scenario
 // (scenarios/e2e/NAME.json), returning the model server too, so a test can
 // read what the CLI sent the model.
-func realCLIServer(t *testing.T, scenario string, client acp.Client) (acp.Session, *modelserver.Server) {
+func realCLIServer(t *testing.T, scenario, mode string, client acp.Client) (acp.Session, *modelserver.Server) {
 	bin, home, tmp, project := realCLIWorld(t)
 	sc, err := modelserver.Load(filepath.Join(recordedDir, "scenarios", "e2e", scenario+".json"))
 	if err != nil {
@@ -26,11 +26,12 @@ func realCLIServer(t *testing.T, scenario string, client acp.Client) (acp.Sessio
 	url := srv.Start()
 	t.Cleanup(srv.Close)
 	a := New(Options{
-		Path:        bin,
-		Env:         modelserver.ClaudeEnv(url, home, tmp),
-		Logger:      testLogger(t),
-		CancelGrace: 20 * time.Second,
-		StopGrace:   2 * time.Second,
+		Path:           bin,
+		PermissionMode: mode,
+		Env:            modelserver.ClaudeEnv(url, home, tmp),
+		Logger:         testLogger(t),
+		CancelGrace:    20 * time.Second,
+		StopGrace:      2 * time.Second,
 	})
 	t.Cleanup(func() { _ = a.Close() })
 	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: project}, client)
@@ -57,6 +58,7 @@ func TestRealCLIAskUserQuestion(t *testing.T) {
 	form := acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}}}
 	tests := []struct {
 		name   string
+		mode   string // the session's permission mode
 		caps   acp.ClientCapabilities
 		elicit func(acp.CreateElicitationRequest) acp.CreateElicitationResponse
 		choose func(acp.RequestPermissionRequest) acp.PermissionOptionID
@@ -79,6 +81,15 @@ func TestRealCLIAskUserQuestion(t *testing.T) {
 			},
 			want:   []string{"declined to answer"},
 			status: acp.ToolCallStatusFailed,
+		},
+		{
+			// Questions go to the user even when tools run unasked.
+			name: "bypass mode", mode: "bypassPermissions",
+			choose: func(r acp.RequestPermissionRequest) acp.PermissionOptionID {
+				return r.Options[1].OptionID // SQLite, then Tracing
+			},
+			want:   []string{`"Which database should the service use?"="SQLite"`, `"Which features do you want?"="Tracing"`},
+			status: acp.ToolCallStatusCompleted,
 		},
 		{
 			name: "permission fallback",
@@ -121,7 +132,7 @@ func TestRealCLIAskUserQuestion(t *testing.T) {
 					return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected(tt.choose(r))}, nil
 				},
 			}
-			s, srv := realCLIServer(t, "ask_question", client)
+			s, srv := realCLIServer(t, "ask_question", tt.mode, client)
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
 			stop, err := s.Prompt(ctx, prompt("Set up the new service."))

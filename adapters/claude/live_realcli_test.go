@@ -51,7 +51,7 @@ func TestRealCLILiveBash(t *testing.T) {
 			return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected(optAllowOnce)}, nil
 		},
 	}
-	s, _ := realCLIServer(t, "bash_live", client)
+	s, _ := realCLIServer(t, "bash_live", "", client)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	stop, err := s.Prompt(ctx, prompt("Print three lines slowly."))
@@ -109,7 +109,7 @@ func TestRealCLILiveBashBackground(t *testing.T) {
 			return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected(optAllowOnce)}, nil
 		},
 	}
-	s, _ := realCLIServer(t, "bash_background", client)
+	s, _ := realCLIServer(t, "bash_background", "", client)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	stop, err := s.Prompt(ctx, prompt("Print three lines in the background."))
