@@ -297,7 +297,8 @@ func (t *turn) askEach(req canUseTool, qs []question) any {
 	return answerQuestions(req.input, answers)
 }
 
-// questionToolCall is the tool call a permission-style question shows.
+// questionToolCall is the tool call a permission-style question shows: the
+// question and its options (always set, as it replaces the last one's).
 func questionToolCall(id string, q question, i, n int) acp.ToolCallUpdate {
 	title := q.text
 	if n > 1 {
@@ -306,9 +307,11 @@ func questionToolCall(id string, q question, i, n int) acp.ToolCallUpdate {
 	tc := acp.ToolCallUpdate{ToolCallID: acp.ToolCallID(id), Title: acp.Ptr(title), Kind: acp.Ptr(acp.ToolKindOther)}
 	var b strings.Builder
 	for _, o := range q.options {
+		b.WriteString("- " + o.label)
 		if o.description != "" {
-			b.WriteString("- " + o.label + ": " + o.description + "\n")
+			b.WriteString(": " + o.description)
 		}
+		b.WriteString("\n")
 	}
 	if b.Len() > 0 {
 		tc.Content = textContent(strings.TrimRight(b.String(), "\n"))
