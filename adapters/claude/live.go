@@ -218,7 +218,12 @@ func (l *liveShells) read(tl *tail) []byte {
 		return nil
 	}
 	defer f.Close()
-	buf := make([]byte, liveRead)
+	// Most polls find nothing new: look before allocating.
+	info, err := f.Stat()
+	if err != nil || info.Size() <= tl.off {
+		return nil
+	}
+	buf := make([]byte, min(info.Size()-tl.off, liveRead))
 	n, err := f.ReadAt(buf, tl.off)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil

@@ -139,3 +139,25 @@ func TestTasksDir(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLivePollIdle is the cost of one poll of a running command that
+// wrote nothing new: what a quiet long command costs every livePoll.
+func BenchmarkLivePollIdle(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "t.output"), []byte("started\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	l := newLiveShells(dir, true)
+	l.watch("t1")
+	l.started("t1", "t", false)
+	sent := 0
+	send := func(acp.SessionUpdate) { sent++ }
+	l.poll(send)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.poll(send)
+	}
+	if sent != 1 {
+		b.Fatalf("%d updates, want 1", sent)
+	}
+}
