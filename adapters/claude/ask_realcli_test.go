@@ -160,3 +160,44 @@ func TestRealCLIAskUserQuestion(t *testing.T) {
 		})
 	}
 }
+
+// TestRealCLIAskUserQuestionCancel cancels the prompt while the form is
+// open: the editor's form is withdrawn, the turn ends cancelled, and the
+// session takes the next prompt.
+func TestRealCLIAskUserQuestionCancel(t *testing.T) {
+	asked := make(chan struct{})
+	withdrawn := make(chan struct{})
+	client := &acptest.Client{
+		Caps: acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}}},
+		Elicit: func(ctx context.Context, _ acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
+			close(asked)
+			<-ctx.Done()
+			close(withdrawn)
+			return acp.CreateElicitationResponse{Action: acp.ElicitationCancel}, nil
+		},
+	}
+	s, _ := realCLIServer(t, "ask_question", "", client)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	pctx, pcancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-asked:
+			pcancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop, err := s.Prompt(pctx, prompt("Set up the new service."))
+	if err != nil || stop != acp.StopReasonCancelled {
+		t.Fatalf("cancelled Prompt = %q, %v", stop, err)
+	}
+	select {
+	case <-withdrawn:
+	default:
+		t.Error("the form was not withdrawn when the turn ended")
+	}
+	stop, err = s.Prompt(ctx, prompt("Never mind."))
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt after the cancel = %q, %v", stop, err)
+	}
+}
