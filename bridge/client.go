@@ -25,7 +25,7 @@ type sessionClient struct {
 	isOpen  bool                               // guarded by mu; false until the opening answer is written
 	held    []acp.SessionNotification          // guarded by mu; updates sent before open
 	permSeq uint64                             // guarded by mu
-	perms   map[uint64]context.CancelCauseFunc // guarded by mu; pending permission requests
+	perms   map[uint64]context.CancelCauseFunc // guarded by mu; pending permission and elicitation requests
 }
 
 var _ acp.Client = (*sessionClient)(nil)
@@ -80,9 +80,48 @@ func (sc *sessionClient) SessionUpdate(ctx context.Context, n acp.SessionNotific
 // ($/cancel_request) and the adapter gets the "cancelled" outcome, which the
 // ACP spec says ends the turn, rather than an error it would have to map.
 func (sc *sessionClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	var res acp.RequestPermissionResponse
+	err := sc.withdrawable(ctx, func(ctx context.Context, id acp.SessionID) error {
+		req.SessionID = id
+		return sc.c.conn.Call(ctx, acp.MethodSessionRequestPermission, req, &res)
+	})
+	if errors.Is(err, errWithdrawn) {
+		// Withdrawn by session/cancel, or the turn or connection ended:
+		// either way the question is moot and the turn is over.
+		return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
+	}
+	return res, err
+}
+
+// CreateElicitation asks the editor to fill in a form. Like a permission
+// request, session/cancel withdraws it; the adapter then gets the cancel
+// action.
+func (sc *sessionClient) CreateElicitation(ctx context.Context, req acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
+	caps := sc.Capabilities().Elicitation
+	if req.Mode == acp.ElicitationModeForm && (caps == nil || caps.Form == nil) {
+		return call[acp.CreateElicitationResponse](ctx, sc, acp.MethodElicitationCreate, false, req)
+	}
+	var res acp.CreateElicitationResponse
+	err := sc.withdrawable(ctx, func(ctx context.Context, id acp.SessionID) error {
+		req.SessionID = id
+		return sc.c.conn.Call(ctx, acp.MethodElicitationCreate, req, &res)
+	})
+	if errors.Is(err, errWithdrawn) {
+		return acp.CreateElicitationResponse{Action: acp.ElicitationCancel}, nil
+	}
+	return res, err
+}
+
+// errWithdrawn reports that a question to the editor became moot before it
+// was answered.
+var errWithdrawn = errors.New("question withdrawn")
+
+// withdrawable runs one question to the editor so that session/cancel can
+// withdraw it (withdrawPermissions); it then returns errWithdrawn.
+func (sc *sessionClient) withdrawable(ctx context.Context, ask func(context.Context, acp.SessionID) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	sc.mu.Lock()
-	req.SessionID = sc.id
+	id := sc.id
 	sc.permSeq++
 	key := sc.permSeq
 	sc.perms[key] = cancel
@@ -93,14 +132,11 @@ func (sc *sessionClient) RequestPermission(ctx context.Context, req acp.RequestP
 		sc.mu.Unlock()
 		cancel(context.Canceled)
 	}()
-	var res acp.RequestPermissionResponse
-	err := sc.c.conn.Call(ctx, acp.MethodSessionRequestPermission, req, &res)
+	err := ask(ctx, id)
 	if err != nil && ctx.Err() != nil {
-		// Withdrawn by session/cancel, or the turn or connection ended:
-		// either way the question is moot and the turn is over.
-		return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
+		return errWithdrawn
 	}
-	return res, err
+	return err
 }
 
 // withdrawPermissions cancels every pending permission request.

@@ -245,9 +245,12 @@ func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Sessi
 	s.procCtx, s.procEnd = context.WithCancel(context.Background())
 	s.tr = newTranslator(cwd, s.log)
 	s.tr.emit, s.tr.onMode, s.tr.onModel = s.update, s.changeMode, s.changeModel
+	var caps acp.ClientCapabilities
 	if c != nil {
-		s.tr.notices = noticeModeFor(c.Capabilities())
+		caps = c.Capabilities()
 	}
+	s.tr.notices = noticeModeFor(caps)
+	s.tr.live = newLiveShells(tasksDir(a.opts.Env, cwd, string(s.id)), terminalOutputMeta(caps))
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()

@@ -16,6 +16,11 @@
 // that runs the current turn, which alone sends session updates, so every
 // update of a turn precedes its answer.
 //
+// The model's AskUserQuestion is put to the editor (an elicitation form, or
+// permission questions) and answered with the user's choices (ask.go). A
+// running Bash command's output is read from the file the CLI writes it to
+// and sent while the command runs, by the turn's goroutine (live.go).
+//
 // A turn ends when the CLI reports its session idle after a result: a
 // result alone is not the end, because background agents can start another
 // turn after it. Cancelling a prompt sends an interrupt and keeps draining

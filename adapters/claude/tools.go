@@ -70,6 +70,8 @@ func describeTool(name string, input gjson.Result, cwd string) toolInfo {
 		return toolInfo{kind: acp.ToolKindFetch, title: titled("Fetch", str("url")), content: textContent(str("prompt"))}
 	case "WebSearch":
 		return toolInfo{kind: acp.ToolKindFetch, title: searchTitle(input)}
+	case "AskUserQuestion":
+		return questionInfo(input)
 	case "ExitPlanMode":
 		return toolInfo{kind: acp.ToolKindSwitchMode, title: "Ready to code?", content: textContent(str("plan"))}
 	case "TodoWrite":

@@ -40,6 +40,8 @@ type translator struct {
 	// textOpen: agent text went out since the last paragraph, so the
 	// next paragraph needs a blank line before it.
 	textOpen bool
+	// live tails running shell commands' output; nil for none.
+	live *liveShells
 }
 
 // toolUse is what the translator remembers of one tool use.
@@ -311,6 +313,9 @@ func (t *translator) toolInput(id, name string, input gjson.Result, parent strin
 	if input.Exists() {
 		tu.input = compact(input.Raw)
 	}
+	if name == "Bash" && !tu.finished {
+		t.live.watch(id)
+	}
 	switch {
 	case name == "TodoWrite":
 		t.send(acp.SessionUpdate{Plan: todoPlan(gjson.ParseBytes(tu.input))})
@@ -404,6 +409,7 @@ func (t *translator) toolResult(r toolResult) {
 		return
 	}
 	tu.finished = true
+	t.live.finished(r.id, r.structured)
 	if isPlanTool(tu.name) {
 		if p := t.plan.apply(tu.name, gjson.ParseBytes(tu.input), r.structured, r.failed); p != nil {
 			t.send(acp.SessionUpdate{Plan: p})
@@ -442,6 +448,7 @@ func (t *translator) abandon() {
 	for _, id := range ids {
 		tu := t.tools[id]
 		tu.finished = true
+		t.live.drop(id)
 		t.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
 			ToolCallID: acp.ToolCallID(id),
 			Status:     acp.Ptr(acp.ToolCallStatusFailed),
@@ -499,11 +506,13 @@ func (t *translator) system(subtype string, root gjson.Result) {
 			t.bg[task.Get("task_id").String()] = true
 		}
 	case "task_started":
+		t.live.started(root.Get("tool_use_id").String(), root.Get("task_id").String(), root.Get("is_backgrounded").Bool())
 		if root.Get("is_backgrounded").Bool() {
 			t.bg[root.Get("task_id").String()] = true
 		}
 	case "task_notification":
 		delete(t.bg, root.Get("task_id").String())
+		t.live.taskEnded(root.Get("task_id").String(), t.send)
 	case "informational":
 		t.notify(informationalNotice(root))
 	case "api_retry":
@@ -512,6 +521,7 @@ func (t *translator) system(subtype string, root gjson.Result) {
 		switch root.Get("patch.status").String() {
 		case "completed", "failed", "stopped", "killed":
 			delete(t.bg, root.Get("task_id").String())
+			t.live.taskEnded(root.Get("task_id").String(), t.send)
 		}
 	default:
 		t.log.Debug().Str("subtype", subtype).Msg("skipping claude system frame")

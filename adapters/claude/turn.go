@@ -42,13 +42,21 @@ func (t *turn) play(msg userFrame) (acp.StopReason, error) {
 		return "", t.s.died(t.r, err)
 	}
 	done := t.ctx.Done()
-	var grace <-chan time.Time
+	var grace, tick <-chan time.Time
 	for {
 		t.r.c.drain(t.s.tr, t.handle, func() bool { return t.over })
 		if t.over {
 			return t.outcome()
 		}
+		if tick == nil && t.s.tr.live.active() {
+			// Running shell commands: read their output as it comes.
+			ticker := time.NewTicker(livePoll)
+			defer ticker.Stop()
+			tick = ticker.C
+		}
 		select {
+		case <-tick:
+			t.s.tr.live.poll(t.s.tr.send)
 		case <-t.r.c.notify:
 		case <-done:
 			done = nil
@@ -125,6 +133,10 @@ func (t *turn) control(ev event) {
 // is cancelled when the prompt is cancelled or the CLI withdraws its
 // question (control_cancel_request).
 func (t *turn) permission(req canUseTool) {
+	if req.tool == "AskUserQuestion" {
+		t.questions(req)
+		return
+	}
 	answer, reject := t.s.autoDecision(req)
 	if answer == nil {
 		t.s.tr.ensureAnnounced(req.toolUseID, req.tool, req.input)

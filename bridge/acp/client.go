@@ -17,6 +17,10 @@ type Client interface {
 	// RequestPermission calls session/request_permission. When the turn is
 	// cancelled the editor answers with the cancelled outcome.
 	RequestPermission(ctx context.Context, req RequestPermissionRequest) (RequestPermissionResponse, error)
+	// CreateElicitation calls elicitation/create (needs Elicitation.Form
+	// for form mode). When the turn is cancelled the editor's request is
+	// withdrawn and the answer is the cancel action.
+	CreateElicitation(ctx context.Context, req CreateElicitationRequest) (CreateElicitationResponse, error)
 	// ReadTextFile calls fs/read_text_file (needs Fs.ReadTextFile).
 	ReadTextFile(ctx context.Context, req ReadTextFileRequest) (ReadTextFileResponse, error)
 	// WriteTextFile calls fs/write_text_file (needs Fs.WriteTextFile).

@@ -148,8 +148,9 @@ var notModeled = []string{
 	"ExtNotification", "ExtRequest", "ExtResponse", "ErrorCode", "RequestId",
 	// Folded into ToolCallContent's "content" variant.
 	"Content",
-	// Elicitation (elicitation/create, elicitation/complete): not used by
-	// the bridge yet.
+	// Elicitation: only the form-mode subset the bridge sends is modelled
+	// (elicitation.go), with the scope and mode unions flattened, so these
+	// defs do not mirror Go structs field for field.
 	"BooleanPropertySchema", "CompleteElicitationNotification", "CreateElicitationRequest",
 	"CreateElicitationResponse", "ElicitationAcceptAction", "ElicitationContentValue", "ElicitationFormMode",
 	"ElicitationId", "ElicitationPropertySchema", "ElicitationRequestScope", "ElicitationSchema",

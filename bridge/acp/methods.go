@@ -33,8 +33,8 @@ const (
 	MethodTerminalWaitForExit      = "terminal/wait_for_exit"
 	MethodTerminalKill             = "terminal/kill"
 	MethodTerminalRelease          = "terminal/release"
-	// MethodElicitationCreate and MethodElicitationComplete are listed for
-	// completeness; this package does not model elicitation payloads.
+	// MethodElicitationCreate is modelled in form mode (elicitation.go);
+	// MethodElicitationComplete is listed for completeness.
 	MethodElicitationCreate   = "elicitation/create"
 	MethodElicitationComplete = "elicitation/complete" // notification
 

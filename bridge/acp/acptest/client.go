@@ -13,6 +13,7 @@ import (
 type Client struct {
 	Update     func(context.Context, acp.SessionNotification) error
 	Permission func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
+	Elicit     func(context.Context, acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error)
 	Caps       acp.ClientCapabilities
 }
 
@@ -32,6 +33,14 @@ func (c *Client) RequestPermission(ctx context.Context, r acp.RequestPermissionR
 		return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
 	}
 	return c.Permission(ctx, r)
+}
+
+// CreateElicitation calls Elicit; unset, it answers the cancel action.
+func (c *Client) CreateElicitation(ctx context.Context, r acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
+	if c.Elicit == nil {
+		return acp.CreateElicitationResponse{Action: acp.ElicitationCancel}, nil
+	}
+	return c.Elicit(ctx, r)
 }
 
 // ReadTextFile answers method-not-found.
