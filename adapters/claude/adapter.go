@@ -203,6 +203,7 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 	s.updateCtx = context.WithoutCancel(s.ctx)
 	s.procCtx, s.procEnd = context.WithCancel(context.Background())
 	s.tr = newTranslator(cwd, s.log)
+	s.tr.caps = capsOf(c)
 	s.tr.emit, s.tr.onMode, s.tr.onModel = s.update, s.changeMode, s.changeModel
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -63,7 +63,13 @@ func runTranscript(t *testing.T, path string) {
 		}
 	}
 	rec := &transcript{}
-	d := &driver{t: t, rec: rec}
+	d := &driver{t: t, rec: rec, schema: acptest.Load(t)}
+	if c := fx.Meta["caps"]; c != "" {
+		// The editor's clientCapabilities, when the case needs some.
+		if err := json.Unmarshal([]byte(c), &d.caps); err != nil {
+			t.Fatalf("meta caps: %v", err)
+		}
+	}
 	a := New(Options{
 		Launch:       fakeLaunch(fx.Script, fx.Meta["session"], testSessionID),
 		NewSessionID: func() string { return testSessionID },
@@ -90,8 +96,11 @@ func runTranscript(t *testing.T, path string) {
 
 // driver plays the editor of a transcript test.
 type driver struct {
-	t   *testing.T
-	rec *transcript
+	t    *testing.T
+	rec  *transcript
+	caps acp.ClientCapabilities
+	// schema checks every update the adapter sends.
+	schema *acptest.Validator
 
 	mu         sync.Mutex
 	answers    []string           // guarded by mu
@@ -116,6 +125,11 @@ func (d *driver) client() *acptest.Client {
 				d.t.Errorf("update for session %q", n.SessionID)
 			}
 			d.rec.add("update", n.Update)
+			if raw, err := json.Marshal(n); err != nil {
+				d.t.Errorf("encoding update: %v", err)
+			} else if err := d.schema.Validate("SessionNotification", raw); err != nil {
+				d.t.Errorf("update %s does not match the ACP schema: %v", raw, err)
+			}
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			if k := n.Update.Kind(); k == d.cancelOn && !d.sawUpdates[k] {
@@ -125,6 +139,7 @@ func (d *driver) client() *acptest.Client {
 			return nil
 		},
 		Permission: d.permission,
+		Caps:       d.caps,
 	}
 }
 

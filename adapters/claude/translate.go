@@ -34,6 +34,14 @@ type translator struct {
 	plan     taskPlan
 	used     uint64          // context tokens of the last main-thread message
 	bg       map[string]bool // background tasks still running, by task id
+	compact  compaction      // the compaction running, if any
+	caps     clientCaps      // what the editor shows beyond the basics
+}
+
+// clientCaps are the optional session updates the editor advertised.
+type clientCaps struct {
+	compaction bool // compaction_update, compaction_summary_chunk
+	notices    bool // notice
 }
 
 // toolUse is what the translator remembers of one tool use.
@@ -74,6 +82,9 @@ func (t *translator) handle(ev event) {
 		return
 	}
 	root := gjson.ParseBytes(ev.line)
+	if t.compact.boundary && !(ev.typ == "user" && t.compactSummary(root)) {
+		t.compactDone() // no summary came
+	}
 	switch ev.typ {
 	case "stream_event":
 		t.streamEvent(root)
@@ -473,6 +484,13 @@ func (t *translator) system(subtype string, root gjson.Result) {
 		if m := root.Get("permissionMode"); m.Exists() && t.onMode != nil {
 			t.onMode(m.String())
 		}
+		if root.Get("status").String() == "compacting" {
+			t.compactStart()
+		} else if root.Get("compact_result").Exists() {
+			t.compactStatus(root)
+		}
+	case "compact_boundary":
+		t.compactBoundary(root)
 	case "init":
 		if m := root.Get("model").String(); m != "" && t.onModel != nil {
 			t.onModel(m)

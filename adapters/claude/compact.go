@@ -1,0 +1,154 @@
+package claude
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// compaction follows one context compaction of the CLI (auto, or /compact).
+// The CLI reports it as system/status "compacting", then a status with
+// compact_result, a compact_boundary (trigger, tokens before and after) and
+// a synthetic user message holding the summary the model wrote.
+type compaction struct {
+	n        int    // compactions seen, for ids
+	id       string // the one running; "" when none
+	boundary bool   // its compact_boundary came: only the summary may follow
+	meta     map[string]any
+	pre      uint64
+	post     uint64
+}
+
+// capsOf reads the optional updates an editor advertised.
+func capsOf(c acp.Client) clientCaps {
+	sc := c.Capabilities().Session
+	if sc == nil {
+		return clientCaps{}
+	}
+	return clientCaps{compaction: sc.Compaction != nil, notices: sc.Notices != nil}
+}
+
+// compactStart reports a compaction that has begun.
+func (t *translator) compactStart() {
+	c := &t.compact
+	if c.id != "" {
+		return
+	}
+	c.n++
+	c.id = fmt.Sprintf("compaction-%d", c.n)
+	c.boundary, c.meta, c.pre, c.post = false, nil, 0, 0
+	switch {
+	case t.caps.compaction:
+		t.send(acp.SessionUpdate{CompactionUpdate: &acp.CompactionUpdate{
+			CompactionID: acp.CompactionID(c.id), Status: acp.CompactionStatusInProgress}})
+	case t.caps.notices:
+		t.send(acp.SessionUpdate{Notice: &acp.Notice{Severity: acp.NoticeSeverityInfo, Title: "Compacting the conversation"}})
+	}
+}
+
+// compactStatus takes the status frame that says how the compaction went.
+// Success is reported once the boundary and summary are known.
+func (t *translator) compactStatus(root gjson.Result) {
+	if root.Get("compact_result").String() == "success" {
+		return
+	}
+	t.compactStart() // a failure may be all there is
+	why := orDefault(root.Get("compact_error").String(), "the conversation could not be compacted")
+	c := &t.compact
+	switch {
+	case t.caps.compaction:
+		t.send(acp.SessionUpdate{CompactionUpdate: &acp.CompactionUpdate{
+			CompactionID: acp.CompactionID(c.id), Status: acp.CompactionStatusFailed, Error: acp.Set(why)}})
+	case t.caps.notices:
+		t.send(acp.SessionUpdate{Notice: &acp.Notice{Severity: acp.NoticeSeverityWarning,
+			Title: "Compacting the conversation failed", Description: acp.Ptr(why)}})
+	default:
+		t.sendChunk("Compacting the conversation failed: "+why+"\n\n", false, "")
+	}
+	c.id = ""
+}
+
+// compactBoundary takes the boundary: the context now holds the summary, and
+// its size is what the context meter shows from here on.
+func (t *translator) compactBoundary(root gjson.Result) {
+	t.compactStart() // an auto compaction may come without a status
+	c := &t.compact
+	md := root.Get("compact_metadata")
+	c.boundary = true
+	c.pre, c.post = md.Get("pre_tokens").Uint(), md.Get("post_tokens").Uint()
+	c.meta = map[string]any{"claudeCode": map[string]any{
+		"trigger": md.Get("trigger").String(), "preTokens": c.pre, "postTokens": c.post}}
+	if md.Get("post_tokens").Exists() {
+		t.used = c.post
+	}
+}
+
+// compactSummary takes the synthetic user message after a boundary and
+// reports its summary; it reports whether the message was one.
+func (t *translator) compactSummary(root gjson.Result) bool {
+	c := &t.compact
+	if c.id == "" || !c.boundary || !root.Get("isSynthetic").Bool() {
+		return false
+	}
+	text := summaryText(promptText(root.Get("message.content")))
+	if text != "" && t.caps.compaction {
+		t.send(acp.SessionUpdate{CompactionSummaryChunk: &acp.CompactionSummaryChunk{
+			CompactionID: acp.CompactionID(c.id), Content: acp.TextBlock(text)}})
+	}
+	t.compactDone()
+	return true
+}
+
+// compactDone reports a compaction finished (after its summary, or at the
+// first other frame when there was none).
+func (t *translator) compactDone() {
+	c := &t.compact
+	if c.id == "" || !c.boundary {
+		return
+	}
+	tokens := fmt.Sprintf("%d tokens before, %d after", c.pre, c.post)
+	switch {
+	case t.caps.compaction:
+		t.send(acp.SessionUpdate{CompactionUpdate: &acp.CompactionUpdate{
+			CompactionID: acp.CompactionID(c.id), Status: acp.CompactionStatusCompleted, Meta: c.meta}})
+	case t.caps.notices:
+		t.send(acp.SessionUpdate{Notice: &acp.Notice{Severity: acp.NoticeSeverityInfo,
+			Title: "Conversation compacted", Description: acp.Ptr(tokens)}})
+	default:
+		// ACP: without notices, an agent message may carry what the user
+		// should still see.
+		t.sendChunk("Conversation compacted ("+tokens+").\n\n", false, "")
+	}
+	c.id, c.boundary = "", false
+}
+
+// summaryText is the summary in the CLI's compaction message, without the
+// instructions to the model around it; the whole text when it does not
+// have the expected shape.
+func summaryText(s string) string {
+	const intro = "The summary below covers the earlier portion of the conversation."
+	body := s
+	if _, after, ok := strings.Cut(body, intro); ok {
+		body = after
+	}
+	for {
+		i := strings.Index(body, "<system-reminder>")
+		j := strings.Index(body, "</system-reminder>")
+		if i < 0 || j < i {
+			break
+		}
+		body = body[:i] + body[j+len("</system-reminder>"):]
+	}
+	if i := strings.Index(body, "\n\nIf you need specific details from before compaction"); i >= 0 {
+		body = body[:i]
+	} else if i := strings.Index(body, "\nContinue the conversation from where it left off"); i >= 0 {
+		body = body[:i]
+	}
+	if body = strings.TrimSpace(body); body == "" {
+		return strings.TrimSpace(s)
+	}
+	return body
+}
