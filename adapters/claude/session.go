@@ -49,6 +49,7 @@ type Session struct {
 	models   []model         // guarded by mu
 	rejects  map[string]bool // "always reject" rules (ruleKey); guarded by mu
 	informed bool            // commands and options were sent once; guarded by mu
+	title    string          // the title last sent in session_info_update; guarded by mu
 	closed   bool            // guarded by mu
 }
 
@@ -111,7 +112,11 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	s.resume = true
 	s.mu.Unlock()
 	t := &turn{s: s, r: r, ctx: ctx}
-	return t.play(msg)
+	stop, err := t.play(msg)
+	if err == nil {
+		s.sendInfo()
+	}
+	return stop, err
 }
 
 // drainStale translates what the CLI wrote between turns (a background

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -71,6 +72,7 @@ func runTranscript(t *testing.T, path string) {
 		}
 	}
 	a := New(Options{
+		Env:          []string{"CLAUDE_CONFIG_DIR=" + storeSection(t, fx)},
 		Launch:       fakeLaunch(fx.Script, fx.Meta["session"], testSessionID),
 		NewSessionID: func() string { return testSessionID },
 		Logger:       testLogger(t),
@@ -93,6 +95,31 @@ func runTranscript(t *testing.T, path string) {
 	}
 	compareWant(t, fx, rec.format(t))
 }
+
+// storeSection returns a fresh CLI config dir. A case's "store" section,
+// if any, is put there as the session's transcript, as the CLI would have
+// written it, dated storeTime.
+func storeSection(t *testing.T, fx *fixtures.Fixture) string {
+	dir := t.TempDir()
+	data, ok := fx.File.Section("store")
+	if !ok {
+		return dir
+	}
+	p := filepath.Join(dir, "projects", projectDir(fx.Meta["cwd"]), testSessionID+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, storeTime, storeTime); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// storeTime is the modification time of a case's stored transcript.
+var storeTime = time.Date(2026, 11, 21, 7, 22, 37, 0, time.UTC)
 
 // driver plays the editor of a transcript test.
 type driver struct {
