@@ -23,6 +23,9 @@ type Options struct {
 	// PermissionMode and Model are the initial mode and model; empty means
 	// the CLI's defaults.
 	PermissionMode, Model string
+	// Effort is the initial reasoning effort (low, medium, high, xhigh,
+	// max); empty means the model's default.
+	Effort string
 	// ExtraArgs are appended to the CLI's command line.
 	ExtraArgs []string
 	// Launch starts the CLI (default proc.Start). Tests and replays pass an
@@ -198,6 +201,7 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 		resume: o.Resume,
 		mode:   orDefault(a.opts.PermissionMode, "default"),
 		model:  orDefault(a.opts.Model, "default"),
+		effort: orDefault(a.opts.Effort, orDefault(argEffort(a.opts.ExtraArgs), effortDefault)),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.updateCtx = context.WithoutCancel(s.ctx)

@@ -39,6 +39,10 @@ func (s *Session) SetConfigOption(ctx context.Context, req acp.SetSessionConfigO
 		if err := s.setModel(ctx, v); err != nil {
 			return nil, err
 		}
+	case configEffort:
+		if err := s.setEffort(ctx, v); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("%w: unknown config option %q", acp.ErrInvalidParams, req.ConfigID)
 	}
@@ -90,7 +94,7 @@ func (s *Session) changeMode(m string) {
 		return
 	}
 	s.mode = m
-	opts := configOptions(s.mode, s.model, s.models, s.a.bypass)
+	opts := s.optionsLocked()
 	s.mu.Unlock()
 	s.update(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeID(m)}})
 	s.update(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
@@ -111,7 +115,7 @@ func (s *Session) changeModel(v string) {
 		}
 	}
 	s.model = v
-	opts := configOptions(s.mode, s.model, s.models, s.a.bypass)
+	opts := s.optionsLocked()
 	s.mu.Unlock()
 	s.update(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
 }
@@ -126,6 +130,7 @@ func (s *Session) applyInit(body []byte) {
 	s.mu.Lock()
 	if ms := parseModels(res.Get("models")); len(ms) > 0 {
 		s.models = ms
+		s.efforts = effortLevels(res.Get("models"))
 	}
 	first := !s.informed
 	s.informed = true
@@ -133,7 +138,7 @@ func (s *Session) applyInit(body []byte) {
 	if changed {
 		s.mode = m
 	}
-	opts := configOptions(s.mode, s.model, s.models, s.a.bypass)
+	opts := s.optionsLocked()
 	s.mu.Unlock()
 	if !first {
 		s.changeMode(m)

@@ -42,15 +42,17 @@ type Session struct {
 	tr     *translator // guarded by turnMu (and owned by the start goroutine before the first turn)
 
 	mu       sync.Mutex
-	cur      *run            // guarded by mu
-	resume   bool            // the CLI has stored the conversation; guarded by mu
-	mode     string          // guarded by mu
-	model    string          // guarded by mu
-	models   []model         // guarded by mu
-	rejects  map[string]bool // "always reject" rules (ruleKey); guarded by mu
-	informed bool            // commands and options were sent once; guarded by mu
-	title    string          // the title last sent in session_info_update; guarded by mu
-	closed   bool            // guarded by mu
+	cur      *run                // guarded by mu
+	resume   bool                // the CLI has stored the conversation; guarded by mu
+	mode     string              // guarded by mu
+	model    string              // guarded by mu
+	models   []model             // guarded by mu
+	efforts  map[string][]string // effort levels by model (effortLevels); guarded by mu
+	effort   string              // reasoning effort, or effortDefault; guarded by mu
+	rejects  map[string]bool     // "always reject" rules (ruleKey); guarded by mu
+	informed bool                // commands and options were sent once; guarded by mu
+	title    string              // the title last sent in session_info_update; guarded by mu
+	closed   bool                // guarded by mu
 }
 
 var _ acp.Session = (*Session)(nil)
@@ -79,7 +81,7 @@ func (s *Session) State() acp.SessionState {
 	defer s.mu.Unlock()
 	return acp.SessionState{
 		Modes:         modeState(s.mode, s.a.bypass),
-		ConfigOptions: configOptions(s.mode, s.model, s.models, s.a.bypass),
+		ConfigOptions: s.optionsLocked(),
 	}
 }
 
@@ -235,6 +237,10 @@ func (s *Session) startLocked() *run {
 	r.starting, r.abort = context.WithTimeout(s.ctx, s.a.opts.StartTimeout)
 	s.cur = r
 	spec := s.spec(s.resume, s.mode, s.model)
+	if s.effort != effortDefault {
+		// The effort chosen in this session outlives a restart.
+		spec.Args = append(spec.Args, "--effort", s.effort)
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

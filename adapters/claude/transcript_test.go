@@ -33,6 +33,8 @@ type editorStep struct {
 	Cancel   string `json:"cancel"`
 	SetMode  string `json:"setMode"`
 	SetModel string `json:"setModel"`
+	// SetEffort sets the effort config option.
+	SetEffort string `json:"setEffort"`
 }
 
 // TestTranscripts plays each testdata case's agent script with the fake
@@ -126,7 +128,7 @@ type driver struct {
 	t    *testing.T
 	rec  *transcript
 	caps acp.ClientCapabilities
-	// schema checks every update the adapter sends.
+	// schema, if set, checks every update the adapter sends.
 	schema *acptest.Validator
 
 	mu         sync.Mutex
@@ -152,10 +154,8 @@ func (d *driver) client() *acptest.Client {
 				d.t.Errorf("update for session %q", n.SessionID)
 			}
 			d.rec.add("update", n.Update)
-			if raw, err := json.Marshal(n); err != nil {
-				d.t.Errorf("encoding update: %v", err)
-			} else if err := d.schema.Validate("SessionNotification", raw); err != nil {
-				d.t.Errorf("update %s does not match the ACP schema: %v", raw, err)
+			if d.schema != nil {
+				d.checkSchema(n)
 			}
 			d.mu.Lock()
 			defer d.mu.Unlock()
@@ -167,6 +167,18 @@ func (d *driver) client() *acptest.Client {
 		},
 		Permission: d.permission,
 		Caps:       d.caps,
+	}
+}
+
+// checkSchema fails the test when n does not match the ACP schema.
+func (d *driver) checkSchema(n acp.SessionNotification) {
+	raw, err := json.Marshal(n)
+	if err != nil {
+		d.t.Errorf("encoding update: %v", err)
+		return
+	}
+	if err := d.schema.Validate("SessionNotification", raw); err != nil {
+		d.t.Errorf("update %s does not match the ACP schema: %v", raw, err)
 	}
 }
 
@@ -214,6 +226,16 @@ func (d *driver) run(s acp.Session, st editorStep) {
 		})
 		if err != nil {
 			d.rec.addError(err)
+		}
+	case st.SetEffort != "":
+		opts, err := s.SetConfigOption(ctx, acp.SetSessionConfigOptionRequest{
+			SessionID: s.ID(), ConfigID: configEffort,
+			Value: acp.ConfigOptionValue{ID: acp.Ptr(acp.SessionConfigValueID(st.SetEffort))},
+		})
+		if err != nil {
+			d.rec.addError(err)
+		} else {
+			d.rec.add("configOptions", opts)
 		}
 	default:
 		pctx, cancel := context.WithCancel(ctx)
