@@ -140,12 +140,11 @@ func (s *Session) applyInit(body []byte) {
 	}
 	opts := s.optionsLocked()
 	s.mu.Unlock()
+	s.setCommands(res.Get("commands"), first)
 	if !first {
 		s.changeMode(m)
 		return
 	}
-	s.update(acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{
-		AvailableCommands: parseCommands(res.Get("commands"))}})
 	if changed {
 		s.update(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeID(m)}})
 	}

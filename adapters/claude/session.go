@@ -52,7 +52,11 @@ type Session struct {
 	rejects  map[string]bool     // "always reject" rules (ruleKey); guarded by mu
 	informed bool                // commands and options were sent once; guarded by mu
 	title    string              // the title last sent in session_info_update; guarded by mu
-	closed   bool                // guarded by mu
+	// commands is the slash command list last sent (commandsSent: at all);
+	// guarded by mu.
+	commands     []acp.AvailableCommand
+	commandsSent bool
+	closed       bool // guarded by mu
 }
 
 var _ acp.Session = (*Session)(nil)

@@ -24,6 +24,9 @@ type translator struct {
 	// (system/status permissionMode, system/init model); may be nil.
 	onMode  func(mode string)
 	onModel func(model string)
+	// onCommands reports a new list of slash commands
+	// (system/commands_changed); may be nil.
+	onCommands func(list gjson.Result)
 
 	tools    map[string]*toolUse
 	blocks   map[int64]string   // stream index -> tool use id, for the current message
@@ -491,6 +494,10 @@ func (t *translator) system(subtype string, root gjson.Result) {
 		}
 	case "compact_boundary":
 		t.compactBoundary(root)
+	case "commands_changed":
+		if t.onCommands != nil {
+			t.onCommands(root.Get("commands"))
+		}
 	case "init":
 		if m := root.Get("model").String(); m != "" && t.onModel != nil {
 			t.onModel(m)
