@@ -37,6 +37,7 @@ type translator struct {
 	plan     taskPlan
 	used     uint64          // context tokens of the last main-thread message
 	bg       map[string]bool // background tasks still running, by task id
+	meter    usageMeter      // context window and cost, for usage_update
 	compact  compaction      // the compaction running, if any
 	caps     clientCaps      // what the editor shows beyond the basics
 }
@@ -96,7 +97,7 @@ func (t *translator) handle(ev event) {
 	case "user":
 		t.user(root)
 	case "result":
-		t.result(root)
+		t.usageAtResult(root)
 	case "system":
 		t.system(ev.subtype, root)
 	default:
@@ -279,9 +280,7 @@ func (t *translator) assistant(root gjson.Result) {
 		}
 	}
 	if parent == "" && msg.Get("model").String() != "<synthetic>" {
-		if u := msg.Get("usage"); u.IsObject() {
-			t.used = tokens(u)
-		}
+		t.noteUsage(msg)
 	}
 }
 
@@ -458,27 +457,6 @@ func rawOutput(r toolResult) any {
 		return json.RawMessage(compact(c.Raw))
 	}
 	return nil
-}
-
-// result reports context usage and cost at the end of a CLI turn.
-func (t *translator) result(root gjson.Result) {
-	var size uint64
-	root.Get("modelUsage").ForEach(func(_, v gjson.Result) bool {
-		size = max(size, v.Get("contextWindow").Uint())
-		return true
-	})
-	if size == 0 {
-		return
-	}
-	used := t.used
-	if used == 0 {
-		used = tokens(root.Get("usage"))
-	}
-	u := &acp.UsageUpdate{Used: used, Size: size}
-	if c := root.Get("total_cost_usd"); c.Exists() {
-		u.Cost = &acp.Cost{Amount: c.Float(), Currency: "USD"}
-	}
-	t.send(acp.SessionUpdate{UsageUpdate: u})
 }
 
 func (t *translator) system(subtype string, root gjson.Result) {
