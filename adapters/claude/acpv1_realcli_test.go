@@ -14,6 +14,7 @@ import (
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/tidwall/gjson"
 )
 
 // realCLIWith starts the adapter on the real CLI against the scripted
@@ -238,4 +239,45 @@ func TestRealCLICompaction(t *testing.T) {
 		t.Errorf("last usage_update = %+v", lastUsage)
 	}
 
+}
+
+// TestRealCLIPromptContent sends an image, an embedded text resource and a
+// resource link through the real CLI and checks what reaches the model:
+// the image as an image block, the resource's text as context, the link as
+// a mention. (Audio is not advertised: the CLI's model API takes none.)
+func TestRealCLIPromptContent(t *testing.T) {
+	a, srv, project, _ := realCLIWith(t, `{"turns":[{"blocks":[{"type":"text","text":"Seen."}]}]}`)
+	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: project}, &acptest.Client{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	notes := "file://" + filepath.Join(project, "notes.md")
+	blocks := []acp.ContentBlock{
+		acp.TextBlock("What is in these?"),
+		{Image: &acp.ImageContent{MimeType: "image/png", Data: png}},
+		{Resource: &acp.EmbeddedResource{Resource: acp.EmbeddedResourceResource{
+			Text: &acp.TextResourceContents{URI: notes, Text: "remember the milk"}}}},
+		{ResourceLink: &acp.ResourceLink{Name: "main.go", URI: "file://" + filepath.Join(project, "main.go")}},
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if stop, err := s.Prompt(ctx, acp.PromptRequest{SessionID: s.ID(), Prompt: blocks}); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v", stop, err)
+	}
+	reqs := srv.MainRequests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	// The CLI folds its reminders into the same user message.
+	msgs := gjson.GetBytes(reqs[0].Body, "messages").Raw
+	for _, want := range []string{
+		`"type":"image"`, png,
+		`<context ref=\"` + notes + `\">\nremember the milk\n</context>`,
+		`[@main.go](file://` + filepath.Join(project, "main.go") + `)`,
+	} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("the model's messages lack %s", want)
+		}
+	}
 }
