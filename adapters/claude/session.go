@@ -41,17 +41,18 @@ type Session struct {
 	turnMu sync.Mutex  // held by Prompt for a whole turn
 	tr     *translator // guarded by turnMu (and owned by the start goroutine before the first turn)
 
-	mu       sync.Mutex
-	cur      *run                // guarded by mu
-	resume   bool                // the CLI has stored the conversation; guarded by mu
-	mode     string              // guarded by mu
-	model    string              // guarded by mu
-	models   []model             // guarded by mu
-	efforts  map[string][]string // effort levels by model (effortLevels); guarded by mu
-	effort   string              // reasoning effort, or effortDefault; guarded by mu
-	rejects  map[string]bool     // "always reject" rules (ruleKey); guarded by mu
-	informed bool                // commands and options were sent once; guarded by mu
-	title    string              // the title last sent in session_info_update; guarded by mu
+	mu         sync.Mutex
+	cur        *run                // guarded by mu
+	resume     bool                // the CLI has stored the conversation; guarded by mu
+	mode       string              // guarded by mu
+	model      string              // guarded by mu
+	models     []model             // guarded by mu
+	efforts    map[string][]string // effort levels by model (effortLevels); guarded by mu
+	effort     string              // reasoning effort, or effortDefault; guarded by mu
+	rejects    map[string]bool     // "always reject" rules (ruleKey); guarded by mu
+	informed   bool                // commands and options were sent once; guarded by mu
+	title      string              // the title last sent in session_info_update; guarded by mu
+	transcript string              // where the CLI stores the conversation, once found; guarded by mu
 	// commands is the slash command list last sent (commandsSent: at all);
 	// guarded by mu.
 	commands     []acp.AvailableCommand
@@ -115,8 +116,12 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 		return "", err
 	}
 	s.mu.Lock()
+	first := !s.resume
 	s.resume = true
 	s.mu.Unlock()
+	if first {
+		s.titleFromPrompt(req.Prompt)
+	}
 	t := &turn{s: s, r: r, ctx: ctx}
 	stop, err := t.play(msg)
 	if err == nil {
