@@ -125,6 +125,25 @@ func (t *translator) compactDone() {
 	c.id, c.boundary = "", false
 }
 
+// compactUnfinished ends a compaction that a turn ended without finishing
+// (interrupted while the model wrote the summary), so the editor does not
+// show it running forever.
+func (t *translator) compactUnfinished() {
+	c := &t.compact
+	if c.id == "" {
+		return
+	}
+	switch {
+	case t.caps.compaction:
+		t.send(acp.SessionUpdate{CompactionUpdate: &acp.CompactionUpdate{
+			CompactionID: acp.CompactionID(c.id), Status: acp.CompactionStatusCancelled}})
+	case t.caps.notices:
+		t.send(acp.SessionUpdate{Notice: &acp.Notice{Severity: acp.NoticeSeverityWarning,
+			Title: "Compacting the conversation was interrupted"}})
+	}
+	c.id, c.boundary = "", false
+}
+
 // summaryText is the summary in the CLI's compaction message, without the
 // instructions to the model around it; the whole text when it does not
 // have the expected shape.

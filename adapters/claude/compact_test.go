@@ -1,6 +1,14 @@
 package claude
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"github.com/tidwall/gjson"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
 
 func TestSummaryText(t *testing.T) {
 	tests := []struct{ name, in, want string }{
@@ -22,5 +30,32 @@ func TestSummaryText(t *testing.T) {
 				t.Errorf("summaryText = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCompactionInterrupted checks that a compaction the turn ends without
+// finishing is reported cancelled, and that the next one gets a new id.
+func TestCompactionInterrupted(t *testing.T) {
+	var got []string
+	tr := newTranslator("/p", zerolog.Nop())
+	tr.caps.compaction = true
+	tr.emit = func(u acp.SessionUpdate) {
+		if c := u.CompactionUpdate; c != nil {
+			got = append(got, string(c.CompactionID)+" "+string(c.Status))
+		}
+	}
+	for _, line := range []string{
+		`{"type":"system","subtype":"status","status":"compacting"}`,
+		`{"type":"result","subtype":"error_during_execution","is_error":true}`,
+		`{"type":"system","subtype":"status","status":"compacting"}`,
+		`{"type":"system","subtype":"status","status":null,"compact_result":"success"}`,
+		`{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":9,"post_tokens":3}}`,
+		`{"type":"result","subtype":"success"}`, // no summary: done at the next frame
+	} {
+		tr.handle(event{typ: gjson.Get(line, "type").String(), subtype: gjson.Get(line, "subtype").String(), line: []byte(line)})
+	}
+	want := []string{"compaction-1 in_progress", "compaction-1 cancelled", "compaction-2 in_progress", "compaction-2 completed"}
+	if !slices.Equal(got, want) {
+		t.Errorf("compaction updates %q, want %q", got, want)
 	}
 }

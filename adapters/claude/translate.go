@@ -89,6 +89,9 @@ func (t *translator) handle(ev event) {
 	if t.compact.boundary && !(ev.typ == "user" && t.compactSummary(root)) {
 		t.compactDone() // no summary came
 	}
+	if ev.typ == "result" {
+		t.compactUnfinished()
+	}
 	switch ev.typ {
 	case "stream_event":
 		t.streamEvent(root)
