@@ -57,6 +57,14 @@ e2e/http/node_modules/.package-lock.json: e2e/http/package.json e2e/http/package
 claude-cli:
 	scripts/install-claude.sh >/dev/null
 
+# The pinned native-ACP agent CLIs (Gemini CLI, Qwen Code with the node 22
+# it needs, opencode, Copilot CLI) into .cache/agents/<name>, for the
+# real-CLI tests (fixtures/agentenv); they fail under CI without them and
+# skip elsewhere. Idempotent, npm only, about 1.2 GB.
+.PHONY: agent-clis
+agent-clis:
+	scripts/install-agents.sh >/dev/null
+
 bench: build
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkClaude$$' -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
 
@@ -92,6 +100,7 @@ fuzz:
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadContentLength -fuzztime 20s
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzDecodeMessage -fuzztime 20s
+	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzScanHead -fuzztime 20s
 	$(GO) test ./bridge -run '^$$' -fuzz FuzzRequest -fuzztime 20s
 	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
 	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s

@@ -3,8 +3,12 @@ package claude
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -63,6 +67,17 @@ type Options struct {
 	// recording), where it makes every session/new answer the same; a real
 	// CLI is started in the background so session/new answers at once.
 	AwaitStart bool
+	// ModelCache is the file where the model list each CLI executable
+	// reported is kept, so the answer that opens a session lists the real
+	// models at once (see modelCache). Empty means DefaultModelCache() with
+	// the default launcher and memory only with another one; "-" keeps the
+	// lists in memory only.
+	ModelCache string
+	// ModelWait bounds how long opening a session waits for the CLI's
+	// initialize answer when no model list is known for its executable yet
+	// (default 3s; negative: no wait). A CLI slower than that is answered
+	// with a placeholder model, corrected by config_option_update.
+	ModelWait time.Duration
 	// ReadWindow lets a dense stream of the CLI's output gather between
 	// reads. The CLI writes every delta as a line of its own; read one by
 	// one, each costs the bridge (and the editor, which gets one write per
@@ -107,6 +122,7 @@ type Adapter struct {
 	lookPath bool
 	// bypass: the CLI is launched so that it accepts bypassPermissions.
 	bypass bool
+	models *modelCache
 
 	mu       sync.Mutex
 	sessions map[acp.SessionID]*Session // guarded by mu
@@ -134,7 +150,17 @@ func New(opts Options) *Adapter {
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second
 	}
+	if opts.ModelWait == 0 {
+		opts.ModelWait = 3 * time.Second
+	}
+	switch {
+	case opts.ModelCache == "-":
+		opts.ModelCache = ""
+	case opts.ModelCache == "" && lookPath:
+		opts.ModelCache = DefaultModelCache()
+	}
 	a := &Adapter{opts: opts, store: newStore(opts.Env), lookPath: lookPath, bypass: bypassLaunched(opts),
+		models:   newModelCache(opts.ModelCache, opts.Logger.With().Str("adapter", "claude").Logger()),
 		sessions: map[acp.SessionID]*Session{}}
 	if err := a.checkPath(); err != nil {
 		opts.Logger.Warn().Str("adapter", "claude").Msg(err.Error())
@@ -162,7 +188,10 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	if err := a.checkPath(); err != nil {
 		return nil, err
 	}
-	s, err := a.OpenSession(OpenOptions{ID: acp.SessionID(a.opts.NewSessionID()), Cwd: req.Cwd,
+	if err := a.checkCwd(req.Cwd); err != nil {
+		return nil, err
+	}
+	s, err := a.open(ctx, OpenOptions{ID: acp.SessionID(a.opts.NewSessionID()), Cwd: req.Cwd,
 		AdditionalDirectories: req.AdditionalDirectories, McpServers: req.McpServers}, c)
 	if err != nil {
 		return nil, err
@@ -186,7 +215,16 @@ type OpenOptions struct {
 // background. It is how a stored session is reopened once its history has
 // been replayed.
 func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
+	return a.open(context.Background(), o, c)
+}
+
+// open opens a session. Its state lists the models the same executable
+// reported last time; when none are known it waits, up to ModelWait or
+// until ctx ends, for the CLI's initialize answer to list them.
+func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Session, error) {
 	id, cwd := o.ID, o.Cwd
+	key := cliKey(a.opts.Path)
+	models, known := a.models.get(key)
 	mcp, err := mcpConfig(o.McpServers)
 	if err != nil {
 		return nil, err
@@ -203,29 +241,47 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 		mode:   orDefault(a.opts.PermissionMode, "default"),
 		model:  orDefault(a.opts.Model, "default"),
 		effort: orDefault(a.opts.Effort, orDefault(argEffort(a.opts.ExtraArgs), effortDefault)),
+		cliKey: key,
+		models: models,
+		listed: known,
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.updateCtx = context.WithoutCancel(s.ctx)
 	s.procCtx, s.procEnd = context.WithCancel(context.Background())
 	s.tr = newTranslator(cwd, s.log)
-	s.tr.caps = capsOf(c)
 	s.tr.onCommands = func(l gjson.Result) { s.setCommands(l, false) }
 	s.tr.emit, s.tr.onMode, s.tr.onModel = s.update, s.changeMode, s.changeModel
+	if c != nil {
+		s.tr.notices = noticeModeFor(c.Capabilities())
+		s.tr.compaction = compactionFor(c.Capabilities())
+	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.closed {
+		a.mu.Unlock()
 		return nil, fmt.Errorf("%w: the adapter is closed", acp.ErrInvalidRequest)
 	}
 	if _, dup := a.sessions[id]; dup {
+		a.mu.Unlock()
 		return nil, fmt.Errorf("%w: session %s is already open", acp.ErrInvalidRequest, id)
 	}
 	a.sessions[id] = s
 	s.mu.Lock()
 	r := s.startLocked()
 	s.mu.Unlock()
-	if a.opts.AwaitStart {
-		// Start failures still surface at the first prompt, as usual.
+	a.mu.Unlock()
+	// Start failures still surface at the first prompt, as usual.
+	switch {
+	case a.opts.AwaitStart:
 		<-r.ready
+	case !known && a.opts.ModelWait > 0:
+		t := time.NewTimer(a.opts.ModelWait)
+		defer t.Stop()
+		select {
+		case <-r.ready:
+		case <-t.C:
+			s.log.Debug().Dur("after", a.opts.ModelWait).Msg("claude has not listed its models yet; answering without them")
+		case <-ctx.Done():
+		}
 	}
 	return s, nil
 }
@@ -243,6 +299,31 @@ func (a *Adapter) checkPath() error {
 			"(npm install -g @anthropic-ai/claude-code) or give the path of its executable with "+
 			"--claude-path or ACPBRIDGE_CLAUDE_PATH", a.opts.Path, err)
 		return acp.NewError(acp.CodeInternalError, msg, map[string]any{"path": a.opts.Path})
+	}
+	return nil
+}
+
+// checkCwd refuses a working directory the CLI cannot be started in, when
+// the session opens: otherwise the first prompt fails with fork/exec's
+// "no such file or directory", which names the CLI's executable, not the
+// directory. ACP requires an absolute cwd (checked by the bridge as well);
+// that it exists matters only to a real process (the default launcher), so
+// in-process stand-ins may use recorded paths.
+func (a *Adapter) checkCwd(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return acp.InvalidParams("cwd", "must be an absolute path")
+	}
+	if !a.lookPath {
+		return nil
+	}
+	fi, err := os.Stat(cwd)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return acp.InvalidParams("cwd", fmt.Sprintf("directory %s does not exist", cwd))
+	case err != nil:
+		return acp.InvalidParams("cwd", err.Error())
+	case !fi.IsDir():
+		return acp.InvalidParams("cwd", fmt.Sprintf("%s is not a directory", cwd))
 	}
 	return nil
 }

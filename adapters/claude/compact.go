@@ -22,13 +22,9 @@ type compaction struct {
 	post     uint64
 }
 
-// capsOf reads the optional updates an editor advertised.
-func capsOf(c acp.Client) clientCaps {
-	sc := c.Capabilities().Session
-	if sc == nil {
-		return clientCaps{}
-	}
-	return clientCaps{compaction: sc.Compaction != nil, notices: sc.Notices != nil}
+// compactionFor reports whether an editor takes compaction updates.
+func compactionFor(caps acp.ClientCapabilities) bool {
+	return caps.Session != nil && caps.Session.Compaction != nil
 }
 
 // compactStart reports a compaction that has begun.
@@ -40,13 +36,13 @@ func (t *translator) compactStart() {
 	c.n++
 	c.id = fmt.Sprintf("compaction-%d", c.n)
 	c.boundary, c.meta, c.pre, c.post = false, nil, 0, 0
-	switch {
-	case t.caps.compaction:
+	if t.compaction {
 		t.send(acp.SessionUpdate{CompactionUpdate: &acp.CompactionUpdate{
 			CompactionID: acp.CompactionID(c.id), Status: acp.CompactionStatusInProgress}})
-	case t.caps.notices:
-		t.send(acp.SessionUpdate{Notice: &acp.Notice{Severity: acp.NoticeSeverityInfo, Title: "Compacting the conversation"}})
+		return
 	}
+	// Without notices the user learns of it when it is done.
+	t.notify(notice{severity: acp.NoticeSeverityInfo, title: "Compacting the conversation"})
 }
 
 // compactStatus takes the status frame that says how the compaction went.
@@ -58,15 +54,12 @@ func (t *translator) compactStatus(root gjson.Result) {
 	t.compactStart() // a failure may be all there is
 	why := orDefault(root.Get("compact_error").String(), "the conversation could not be compacted")
 	c := &t.compact
-	switch {
-	case t.caps.compaction:
+	if t.compaction {
 		t.send(acp.SessionUpdate{CompactionUpdate: &acp.CompactionUpdate{
 			CompactionID: acp.CompactionID(c.id), Status: acp.CompactionStatusFailed, Error: acp.Set(why)}})
-	case t.caps.notices:
-		t.send(acp.SessionUpdate{Notice: &acp.Notice{Severity: acp.NoticeSeverityWarning,
-			Title: "Compacting the conversation failed", Description: acp.Ptr(why)}})
-	default:
-		t.sendChunk("Compacting the conversation failed: "+why+"\n\n", false, "")
+	} else {
+		t.notify(notice{severity: acp.NoticeSeverityWarning, title: "Compacting the conversation failed",
+			description: why, surface: true})
 	}
 	c.id = ""
 }
@@ -94,7 +87,7 @@ func (t *translator) compactSummary(root gjson.Result) bool {
 		return false
 	}
 	text := summaryText(promptText(root.Get("message.content")))
-	if text != "" && t.caps.compaction {
+	if text != "" && t.compaction {
 		t.send(acp.SessionUpdate{CompactionSummaryChunk: &acp.CompactionSummaryChunk{
 			CompactionID: acp.CompactionID(c.id), Content: acp.TextBlock(text)}})
 	}
@@ -110,17 +103,12 @@ func (t *translator) compactDone() {
 		return
 	}
 	tokens := fmt.Sprintf("%d tokens before, %d after", c.pre, c.post)
-	switch {
-	case t.caps.compaction:
+	if t.compaction {
 		t.send(acp.SessionUpdate{CompactionUpdate: &acp.CompactionUpdate{
 			CompactionID: acp.CompactionID(c.id), Status: acp.CompactionStatusCompleted, Meta: c.meta}})
-	case t.caps.notices:
-		t.send(acp.SessionUpdate{Notice: &acp.Notice{Severity: acp.NoticeSeverityInfo,
-			Title: "Conversation compacted", Description: acp.Ptr(tokens)}})
-	default:
-		// ACP: without notices, an agent message may carry what the user
-		// should still see.
-		t.sendChunk("Conversation compacted ("+tokens+").\n\n", false, "")
+	} else {
+		t.notify(notice{severity: acp.NoticeSeverityInfo, title: "Conversation compacted",
+			description: tokens + ".", surface: true})
 	}
 	c.id, c.boundary = "", false
 }
@@ -133,13 +121,11 @@ func (t *translator) compactUnfinished() {
 	if c.id == "" {
 		return
 	}
-	switch {
-	case t.caps.compaction:
+	if t.compaction {
 		t.send(acp.SessionUpdate{CompactionUpdate: &acp.CompactionUpdate{
 			CompactionID: acp.CompactionID(c.id), Status: acp.CompactionStatusCancelled}})
-	case t.caps.notices:
-		t.send(acp.SessionUpdate{Notice: &acp.Notice{Severity: acp.NoticeSeverityWarning,
-			Title: "Compacting the conversation was interrupted"}})
+	} else {
+		t.notify(notice{severity: acp.NoticeSeverityWarning, title: "Compacting the conversation was interrupted"})
 	}
 	c.id, c.boundary = "", false
 }

@@ -38,7 +38,7 @@ func TestSummaryText(t *testing.T) {
 func TestCompactionInterrupted(t *testing.T) {
 	var got []string
 	tr := newTranslator("/p", zerolog.Nop())
-	tr.caps.compaction = true
+	tr.compaction = true
 	tr.emit = func(u acp.SessionUpdate) {
 		if c := u.CompactionUpdate; c != nil {
 			got = append(got, string(c.CompactionID)+" "+string(c.Status))

@@ -79,6 +79,7 @@ func TestRealCLILoadAfterRestart(t *testing.T) {
 	t.Cleanup(srv.Close)
 	newAdapter := func() *Adapter {
 		a := New(Options{Path: bin, Env: modelserver.ClaudeEnv(url, home, tmp), Logger: testLogger(t),
+			ModelCache:  filepath.Join(home, "models.json"),
 			CancelGrace: 20 * time.Second, StopGrace: 2 * time.Second})
 		t.Cleanup(func() { _ = a.Close() })
 		return a

@@ -47,6 +47,7 @@ func realCLI(t *testing.T, scenario string, client acp.Client) acp.Session {
 		Logger:      testLogger(t),
 		CancelGrace: 20 * time.Second,
 		StopGrace:   2 * time.Second,
+		ModelCache:  filepath.Join(home, "models.json"),
 	})
 	t.Cleanup(func() { _ = a.Close() })
 	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: project}, client)

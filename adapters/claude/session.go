@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -28,6 +30,7 @@ type Session struct {
 	log    zerolog.Logger
 	mcp    string   // --mcp-config value, or ""
 	dirs   []string // --add-dir values
+	cliKey string   // the executable's key in the adapter's model cache
 
 	ctx    context.Context // ends at Close: stops waits and turns
 	cancel context.CancelFunc
@@ -47,6 +50,7 @@ type Session struct {
 	mode       string              // guarded by mu
 	model      string              // guarded by mu
 	models     []model             // guarded by mu
+	listed     bool                // the editor has been given the CLI's own list (or a remembered one); guarded by mu
 	efforts    map[string][]string // effort levels by model (effortLevels); guarded by mu
 	effort     string              // reasoning effort, or effortDefault; guarded by mu
 	rejects    map[string]bool     // "always reject" rules (ruleKey); guarded by mu
@@ -264,7 +268,7 @@ func (s *Session) startLocked() *run {
 func (s *Session) launch(r *run, spec proc.Spec) {
 	p, err := s.a.opts.Launch(s.procCtx, spec)
 	if err != nil {
-		r.err = fmt.Errorf("%w: starting claude: %v", acp.ErrInternal, err)
+		r.err = s.startError(err, spec.Dir)
 		return
 	}
 	r.p = p
@@ -292,6 +296,20 @@ func (s *Session) startTimeoutError(path string) error {
 	msg := fmt.Sprintf("claude (%s) did not answer its initialize request within %v and was stopped; "+
 		"raise the limit with --start-timeout or ACPBRIDGE_CLAUDE_START_TIMEOUT if it is only slow", path, d)
 	return acp.NewError(acp.CodeInternalError, msg, map[string]any{"path": path, "timeout": d.String()})
+}
+
+// startError describes a failure to start the CLI. The launcher's error
+// already says what it was starting ("starting claude: ..."). With the real
+// launcher, a working directory removed since the session opened makes
+// fork/exec fail with ENOENT under the executable's name, so that case
+// names the directory. (In-process stand-ins never enter the directory.)
+func (s *Session) startError(err error, dir string) error {
+	if s.a.lookPath && dir != "" && errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(dir); serr != nil {
+			return fmt.Errorf("%w: the session's working directory cannot be used: %v", acp.ErrInternal, serr)
+		}
+	}
+	return fmt.Errorf("%w: %v", acp.ErrInternal, err)
 }
 
 // stop ends a process gracefully (close stdin, then signals).
