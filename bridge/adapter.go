@@ -27,7 +27,7 @@ import (
 // sessions. Methods that block must return promptly once ctx is done.
 //
 // Optional features are separate interfaces (Authenticator, Loader, Resumer,
-// Lister). The Server advertises a capability only when the adapter implements
+// Lister, Deleter). The Server advertises a capability only when the adapter implements
 // the interface and Info does not turn it off, so a client is never offered
 // what the adapter cannot do; a request for it is answered with
 // method-not-found.
@@ -87,4 +87,15 @@ type Resumer interface {
 // Lister is implemented by adapters that can list stored sessions.
 type Lister interface {
 	ListSessions(ctx context.Context, req acp.ListSessionsRequest) (acp.ListSessionsResponse, error)
+}
+
+// Deleter is implemented by adapters that can delete stored sessions (the
+// ones Lister lists).
+type Deleter interface {
+	// DeleteSession deletes what the agent stored of a session. The Server
+	// closes the session first if this connection has it open; one still
+	// open elsewhere (another HTTP client) is the adapter's to refuse.
+	// Unknown ids are reported with an error wrapping
+	// acp.ErrResourceNotFound.
+	DeleteSession(ctx context.Context, req acp.DeleteSessionRequest) error
 }

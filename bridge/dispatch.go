@@ -25,6 +25,7 @@ var methods = map[string]method{
 	acp.MethodSessionResume:          (*connection).resumeSession,
 	acp.MethodSessionList:            (*connection).listSessions,
 	acp.MethodSessionClose:           (*connection).closeSession,
+	acp.MethodSessionDelete:          (*connection).deleteSession,
 	acp.MethodSessionPrompt:          (*connection).prompt,
 	acp.MethodSessionSetMode:         (*connection).setMode,
 	acp.MethodSessionSetConfigOption: (*connection).setConfigOption,

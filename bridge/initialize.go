@@ -54,6 +54,9 @@ func (s *Server) capabilities(info Info) acp.AgentCapabilities {
 	if _, ok := s.adapter.(Lister); ok {
 		caps.SessionCapabilities.List = &acp.SessionListCapabilities{}
 	}
+	if _, ok := s.adapter.(Deleter); ok {
+		caps.SessionCapabilities.Delete = &acp.SessionDeleteCapabilities{}
+	}
 	if _, ok := s.adapter.(Resumer); ok {
 		caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
 	}

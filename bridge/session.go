@@ -226,6 +226,31 @@ func (c *connection) closeSession(_ context.Context, params json.RawMessage) (an
 	return acp.CloseSessionResponse{}, nil
 }
 
+// deleteSession deletes a stored session. A session this connection has
+// open is closed first, as session/close would: deleting a conversation
+// that is still running would leave its process writing a transcript that
+// no longer exists.
+func (c *connection) deleteSession(ctx context.Context, params json.RawMessage) (any, error) {
+	d, ok := c.srv.adapter.(Deleter)
+	if !ok {
+		return nil, unsupported(acp.MethodSessionDelete, "this agent cannot delete sessions")
+	}
+	var req acp.DeleteSessionRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if s := c.session(req.SessionID); s != nil {
+		c.forget(s)
+		s.close()
+		c.log.Info().Str("session", string(s.id)).Msg("session closed for deletion")
+	}
+	if err := d.DeleteSession(ctx, req); err != nil {
+		return nil, err
+	}
+	c.log.Info().Str("session", string(req.SessionID)).Msg("session deleted")
+	return acp.DeleteSessionResponse{}, nil
+}
+
 // forget removes s from the connection, if it is still the registered one.
 func (c *connection) forget(s *session) {
 	c.mu.Lock()

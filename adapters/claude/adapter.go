@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/tidwall/gjson"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 	"github.com/acpbridge/acpbridge/bridge/acp"
@@ -27,6 +28,9 @@ type Options struct {
 	// PermissionMode and Model are the initial mode and model; empty means
 	// the CLI's defaults.
 	PermissionMode, Model string
+	// Effort is the initial reasoning effort (low, medium, high, xhigh,
+	// max); empty means the model's default.
+	Effort string
 	// ExtraArgs are appended to the CLI's command line.
 	ExtraArgs []string
 	// Launch starts the CLI (default proc.Start). Tests and replays pass an
@@ -236,6 +240,7 @@ func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Sessi
 		resume: o.Resume,
 		mode:   orDefault(a.opts.PermissionMode, "default"),
 		model:  orDefault(a.opts.Model, "default"),
+		effort: orDefault(a.opts.Effort, orDefault(argEffort(a.opts.ExtraArgs), effortDefault)),
 		cliKey: key,
 		models: models,
 		listed: known,
@@ -244,12 +249,14 @@ func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Sessi
 	s.updateCtx = context.WithoutCancel(s.ctx)
 	s.procCtx, s.procEnd = context.WithCancel(context.Background())
 	s.tr = newTranslator(cwd, s.log)
+	s.tr.onCommands = func(l gjson.Result) { s.setCommands(l, false) }
 	s.tr.emit, s.tr.onMode, s.tr.onModel = s.update, s.changeMode, s.changeModel
 	var caps acp.ClientCapabilities
 	if c != nil {
 		caps = c.Capabilities()
 	}
 	s.tr.notices = noticeModeFor(caps)
+	s.tr.compaction = compactionFor(caps)
 	s.tr.live = newLiveShells(tasksDir(a.opts.Env, cwd, string(s.id)), terminalOutputMeta(caps))
 	a.mu.Lock()
 	if a.closed {

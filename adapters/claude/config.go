@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/tidwall/gjson"
@@ -37,6 +38,10 @@ func (s *Session) SetConfigOption(ctx context.Context, req acp.SetSessionConfigO
 		}
 	case configModel:
 		if err := s.setModel(ctx, v); err != nil {
+			return nil, err
+		}
+	case configEffort:
+		if err := s.setEffort(ctx, v); err != nil {
 			return nil, err
 		}
 	default:
@@ -90,7 +95,7 @@ func (s *Session) changeMode(m string) {
 		return
 	}
 	s.mode = m
-	opts := configOptions(s.mode, s.model, s.models, s.a.bypass)
+	opts := s.optionsLocked()
 	s.mu.Unlock()
 	s.update(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeID(m)}})
 	s.update(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
@@ -111,7 +116,7 @@ func (s *Session) changeModel(v string) {
 		}
 	}
 	s.model = v
-	opts := configOptions(s.mode, s.model, s.models, s.a.bypass)
+	opts := s.optionsLocked()
 	s.mu.Unlock()
 	s.update(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
 }
@@ -128,12 +133,14 @@ func (s *Session) applyInit(body []byte) {
 		s.a.models.put(s.cliKey, res.Get("claude_code_version").String(), ms)
 	}
 	s.mu.Lock()
+	before := s.optionsLocked()
 	// A session that opened with the list this executable reported last
 	// time tells the editor only when the list differs; one that opened
 	// without a list always sends the CLI's options.
 	listChanged := len(ms) > 0 && !slices.Equal(ms, s.models) || !s.listed
 	if len(ms) > 0 {
 		s.models = ms
+		s.efforts = effortLevels(res.Get("models"))
 	}
 	first := !s.informed
 	s.informed, s.listed = true, true
@@ -141,8 +148,11 @@ func (s *Session) applyInit(body []byte) {
 	if changed {
 		s.mode = m
 	}
-	opts := configOptions(s.mode, s.model, s.models, s.a.bypass)
+	opts := s.optionsLocked()
+	// The effort levels are known only now, even with a remembered list.
+	listChanged = listChanged || !reflect.DeepEqual(before, opts)
 	s.mu.Unlock()
+	s.setCommands(res.Get("commands"), first)
 	if !first {
 		s.changeMode(m)
 		if listChanged {
@@ -150,8 +160,6 @@ func (s *Session) applyInit(body []byte) {
 		}
 		return
 	}
-	s.update(acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{
-		AvailableCommands: parseCommands(res.Get("commands"))}})
 	if changed {
 		s.update(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeID(m)}})
 	}

@@ -27,6 +27,14 @@
 // until the CLI winds the turn down; a CLI that does not is stopped after a
 // grace period. Either way the turn ends with stop reason "cancelled".
 //
+// Beyond the turn, the session keeps the editor's view of the CLI current:
+// the title and time of the conversation (session_info_update, as
+// session/list reads them from the transcript), the context meter and cost
+// (usage_update), compactions (compaction_update, or a notice or agent text
+// for editors without it), the slash commands (again when the CLI reports
+// commands_changed) and the reasoning effort as a config option.
+// DeleteSession removes a stored session with what the CLI keeps beside it.
+//
 // The package imports bridge/acp and adapters/internal/proc, never the
 // bridge package: Adapter satisfies the bridge's Adapter contract
 // structurally and Session implements acp.Session.

@@ -318,7 +318,7 @@ func TestCloseEndsTurn(t *testing.T) {
 func TestSpec(t *testing.T) {
 	l := &launcher{plays: []func(*cli) error{func(c *cli) error { return drain(c) }}, launched: make(chan proc.Spec, 1)}
 	a := newTestAdapter(t, l, Options{
-		Path: "/opt/claude", PermissionMode: "plan", Model: "sonnet",
+		Path: "/opt/claude", PermissionMode: "plan", Model: "sonnet", Effort: "high",
 		ExtraArgs: []string{"--max-turns", "3"}, Env: []string{"A=b"},
 	})
 	servers := []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: "fs", Command: "mcp-fs", Args: []string{"-r"},
@@ -333,7 +333,7 @@ func TestSpec(t *testing.T) {
 		"--include-partial-messages", "--permission-prompt-tool", "stdio", "--session-id=" + testSessionID,
 		"--permission-mode", "plan", "--model", "sonnet", "--add-dir", "/lib",
 		"--mcp-config", `{"mcpServers":{"fs":{"args":["-r"],"command":"mcp-fs","env":{"K":"v"},"type":"stdio"}}}`,
-		"--max-turns", "3"}
+		"--max-turns", "3", "--effort", "high"}
 	if !slices.Equal(spec.Args, want) {
 		t.Errorf("args\n got %q\nwant %q", spec.Args, want)
 	}
@@ -344,7 +344,7 @@ func TestSpec(t *testing.T) {
 		t.Errorf("env %q", spec.Env)
 	}
 	st := s.State()
-	if st.Modes.CurrentModeID != "plan" || len(st.ConfigOptions) != 2 {
+	if st.Modes.CurrentModeID != "plan" || len(st.ConfigOptions) != 3 || st.ConfigOptions[2].Select.CurrentValue != "high" {
 		t.Errorf("state = %+v", st)
 	}
 }

@@ -40,7 +40,9 @@ func (m *modelsCLI) play(c *cli) error {
 	}
 	list := []map[string]any{}
 	for _, v := range m.models {
-		list = append(list, map[string]any{"value": v, "resolvedModel": "claude-" + v, "displayName": v + " name", "description": v + " model"})
+		// Effort as the pinned CLI reports it for every model.
+		list = append(list, map[string]any{"value": v, "resolvedModel": "claude-" + v, "displayName": v + " name", "description": v + " model",
+			"supportsEffort": true, "supportedEffortLevels": defaultEffortLevels})
 	}
 	b, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{
 		"subtype": "success", "request_id": req.Get("request_id").String(),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures"
 	"github.com/acpbridge/acpbridge/fixtures/fakeagent"
 )
@@ -138,7 +139,7 @@ func promptJSON(t *testing.T, content gjson.Result) json.RawMessage {
 func playRecording(t *testing.T, fx *fixtures.Fixture) []byte {
 	steps := editorSteps(t, fx.Script)
 	rec := &transcript{}
-	d := &driver{t: t, rec: rec}
+	d := &driver{t: t, rec: rec, schema: acptest.Load(t)}
 	var stdin [][]byte
 	var mu sync.Mutex
 	lines := &lineCounter{}

@@ -44,16 +44,24 @@ type Session struct {
 	turnMu sync.Mutex  // held by Prompt for a whole turn
 	tr     *translator // guarded by turnMu (and owned by the start goroutine before the first turn)
 
-	mu       sync.Mutex
-	cur      *run            // guarded by mu
-	resume   bool            // the CLI has stored the conversation; guarded by mu
-	mode     string          // guarded by mu
-	model    string          // guarded by mu
-	models   []model         // guarded by mu
-	listed   bool            // the editor has been given the CLI's own list (or a remembered one); guarded by mu
-	rejects  map[string]bool // "always reject" rules (ruleKey); guarded by mu
-	informed bool            // commands and options were sent once; guarded by mu
-	closed   bool            // guarded by mu
+	mu         sync.Mutex
+	cur        *run                // guarded by mu
+	resume     bool                // the CLI has stored the conversation; guarded by mu
+	mode       string              // guarded by mu
+	model      string              // guarded by mu
+	models     []model             // guarded by mu
+	listed     bool                // the editor has been given the CLI's own list (or a remembered one); guarded by mu
+	efforts    map[string][]string // effort levels by model (effortLevels); guarded by mu
+	effort     string              // reasoning effort, or effortDefault; guarded by mu
+	rejects    map[string]bool     // "always reject" rules (ruleKey); guarded by mu
+	informed   bool                // commands and options were sent once; guarded by mu
+	title      string              // the title last sent in session_info_update; guarded by mu
+	transcript string              // where the CLI stores the conversation, once found; guarded by mu
+	// commands is the slash command list last sent (commandsSent: at all);
+	// guarded by mu.
+	commands     []acp.AvailableCommand
+	commandsSent bool
+	closed       bool // guarded by mu
 }
 
 var _ acp.Session = (*Session)(nil)
@@ -82,7 +90,7 @@ func (s *Session) State() acp.SessionState {
 	defer s.mu.Unlock()
 	return acp.SessionState{
 		Modes:         modeState(s.mode, s.a.bypass),
-		ConfigOptions: configOptions(s.mode, s.model, s.models, s.a.bypass),
+		ConfigOptions: s.optionsLocked(),
 	}
 }
 
@@ -112,10 +120,18 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 		return "", err
 	}
 	s.mu.Lock()
+	first := !s.resume
 	s.resume = true
 	s.mu.Unlock()
+	if first {
+		s.titleFromPrompt(req.Prompt)
+	}
 	t := &turn{s: s, r: r, ctx: ctx}
-	return t.play(msg)
+	stop, err := t.play(msg)
+	if err == nil {
+		s.sendInfo()
+	}
+	return stop, err
 }
 
 // drainStale translates what the CLI wrote between turns (a background
@@ -234,6 +250,10 @@ func (s *Session) startLocked() *run {
 	r.starting, r.abort = context.WithTimeout(s.ctx, s.a.opts.StartTimeout)
 	s.cur = r
 	spec := s.spec(s.resume, s.mode, s.model)
+	if s.effort != effortDefault {
+		// The effort chosen in this session outlives a restart.
+		spec.Args = append(spec.Args, "--effort", s.effort)
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

@@ -95,7 +95,7 @@ func (a *Adapter) sessionInfo(f storedFile, cwd string) (acp.SessionInfo, bool) 
 	info := acp.SessionInfo{
 		SessionID: f.id,
 		Cwd:       m.cwd,
-		UpdatedAt: acp.Ptr(time.Unix(0, f.mtime).UTC().Format("2006-01-02T15:04:05.000Z07:00")),
+		UpdatedAt: acp.Ptr(isoTime(time.Unix(0, f.mtime))),
 	}
 	if t := m.title(); t != "" {
 		info.Title = acp.Ptr(t)

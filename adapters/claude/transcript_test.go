@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,6 +33,8 @@ type editorStep struct {
 	Cancel   string `json:"cancel"`
 	SetMode  string `json:"setMode"`
 	SetModel string `json:"setModel"`
+	// SetEffort sets the effort config option.
+	SetEffort string `json:"setEffort"`
 }
 
 // TestTranscripts plays each testdata case's agent script with the fake
@@ -63,8 +66,15 @@ func runTranscript(t *testing.T, path string) {
 		}
 	}
 	rec := &transcript{}
-	d := &driver{t: t, rec: rec}
+	d := &driver{t: t, rec: rec, schema: acptest.Load(t)}
+	if c := fx.Meta["caps"]; c != "" {
+		// The editor's clientCapabilities, when the case needs some.
+		if err := json.Unmarshal([]byte(c), &d.caps); err != nil {
+			t.Fatalf("meta caps: %v", err)
+		}
+	}
 	a := New(Options{
+		Env:          []string{"CLAUDE_CONFIG_DIR=" + storeSection(t, fx)},
 		Launch:       fakeLaunch(fx.Script, fx.Meta["session"], testSessionID),
 		NewSessionID: func() string { return testSessionID },
 		Logger:       testLogger(t),
@@ -88,10 +98,38 @@ func runTranscript(t *testing.T, path string) {
 	compareWant(t, fx, rec.format(t))
 }
 
+// storeSection returns a fresh CLI config dir. A case's "store" section,
+// if any, is put there as the session's transcript, as the CLI would have
+// written it, dated storeTime.
+func storeSection(t *testing.T, fx *fixtures.Fixture) string {
+	dir := t.TempDir()
+	data, ok := fx.File.Section("store")
+	if !ok {
+		return dir
+	}
+	p := filepath.Join(dir, "projects", projectDir(fx.Meta["cwd"]), testSessionID+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, storeTime, storeTime); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// storeTime is the modification time of a case's stored transcript.
+var storeTime = time.Date(2026, 11, 21, 7, 22, 37, 0, time.UTC)
+
 // driver plays the editor of a transcript test.
 type driver struct {
-	t   *testing.T
-	rec *transcript
+	t    *testing.T
+	rec  *transcript
+	caps acp.ClientCapabilities
+	// schema, if set, checks every update the adapter sends.
+	schema *acptest.Validator
 
 	mu         sync.Mutex
 	answers    []string           // guarded by mu
@@ -116,6 +154,9 @@ func (d *driver) client() *acptest.Client {
 				d.t.Errorf("update for session %q", n.SessionID)
 			}
 			d.rec.add("update", n.Update)
+			if d.schema != nil {
+				d.checkSchema(n)
+			}
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			if k := n.Update.Kind(); k == d.cancelOn && !d.sawUpdates[k] {
@@ -125,6 +166,19 @@ func (d *driver) client() *acptest.Client {
 			return nil
 		},
 		Permission: d.permission,
+		Caps:       d.caps,
+	}
+}
+
+// checkSchema fails the test when n does not match the ACP schema.
+func (d *driver) checkSchema(n acp.SessionNotification) {
+	raw, err := json.Marshal(n)
+	if err != nil {
+		d.t.Errorf("encoding update: %v", err)
+		return
+	}
+	if err := d.schema.Validate("SessionNotification", raw); err != nil {
+		d.t.Errorf("update %s does not match the ACP schema: %v", raw, err)
 	}
 }
 
@@ -172,6 +226,16 @@ func (d *driver) run(s acp.Session, st editorStep) {
 		})
 		if err != nil {
 			d.rec.addError(err)
+		}
+	case st.SetEffort != "":
+		opts, err := s.SetConfigOption(ctx, acp.SetSessionConfigOptionRequest{
+			SessionID: s.ID(), ConfigID: configEffort,
+			Value: acp.ConfigOptionValue{ID: acp.Ptr(acp.SessionConfigValueID(st.SetEffort))},
+		})
+		if err != nil {
+			d.rec.addError(err)
+		} else {
+			d.rec.add("configOptions", opts)
 		}
 	default:
 		pctx, cancel := context.WithCancel(ctx)

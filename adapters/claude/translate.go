@@ -24,6 +24,9 @@ type translator struct {
 	// (system/status permissionMode, system/init model); may be nil.
 	onMode  func(mode string)
 	onModel func(model string)
+	// onCommands reports a new list of slash commands
+	// (system/commands_changed); may be nil.
+	onCommands func(list gjson.Result)
 
 	tools    map[string]*toolUse
 	blocks   map[int64]string   // stream index -> tool use id, for the current message
@@ -34,6 +37,10 @@ type translator struct {
 	plan     taskPlan
 	used     uint64          // context tokens of the last main-thread message
 	bg       map[string]bool // background tasks still running, by task id
+	meter    usageMeter      // context window and cost, for usage_update
+	compact  compaction      // the compaction running, if any
+	// compaction: the editor advertised session.compaction.
+	compaction bool
 	// notices is how the CLI's informational messages reach the editor;
 	// the zero value drops them (history replays).
 	notices noticeMode
@@ -82,6 +89,12 @@ func (t *translator) handle(ev event) {
 		return
 	}
 	root := gjson.ParseBytes(ev.line)
+	if t.compact.boundary && !(ev.typ == "user" && t.compactSummary(root)) {
+		t.compactDone() // no summary came
+	}
+	if ev.typ == "result" {
+		t.compactUnfinished()
+	}
 	switch ev.typ {
 	case "stream_event":
 		t.streamEvent(root)
@@ -90,7 +103,7 @@ func (t *translator) handle(ev event) {
 	case "user":
 		t.user(root)
 	case "result":
-		t.result(root)
+		t.usageAtResult(root)
 	case "system":
 		t.system(ev.subtype, root)
 	case "rate_limit_event":
@@ -283,9 +296,7 @@ func (t *translator) assistant(root gjson.Result) {
 		}
 	}
 	if parent == "" && msg.Get("model").String() != "<synthetic>" {
-		if u := msg.Get("usage"); u.IsObject() {
-			t.used = tokens(u)
-		}
+		t.noteUsage(msg)
 	}
 }
 
@@ -469,32 +480,22 @@ func rawOutput(r toolResult) any {
 	return nil
 }
 
-// result reports context usage and cost at the end of a CLI turn.
-func (t *translator) result(root gjson.Result) {
-	var size uint64
-	root.Get("modelUsage").ForEach(func(_, v gjson.Result) bool {
-		size = max(size, v.Get("contextWindow").Uint())
-		return true
-	})
-	if size == 0 {
-		return
-	}
-	used := t.used
-	if used == 0 {
-		used = tokens(root.Get("usage"))
-	}
-	u := &acp.UsageUpdate{Used: used, Size: size}
-	if c := root.Get("total_cost_usd"); c.Exists() {
-		u.Cost = &acp.Cost{Amount: c.Float(), Currency: "USD"}
-	}
-	t.send(acp.SessionUpdate{UsageUpdate: u})
-}
-
 func (t *translator) system(subtype string, root gjson.Result) {
 	switch subtype {
 	case "status":
 		if m := root.Get("permissionMode"); m.Exists() && t.onMode != nil {
 			t.onMode(m.String())
+		}
+		if root.Get("status").String() == "compacting" {
+			t.compactStart()
+		} else if root.Get("compact_result").Exists() {
+			t.compactStatus(root)
+		}
+	case "compact_boundary":
+		t.compactBoundary(root)
+	case "commands_changed":
+		if t.onCommands != nil {
+			t.onCommands(root.Get("commands"))
 		}
 	case "init":
 		if m := root.Get("model").String(); m != "" && t.onModel != nil {
