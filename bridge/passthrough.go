@@ -189,4 +189,3 @@ func (c *connection) promptRaw(ctx context.Context, params json.RawMessage) (any
 	}
 	return rawResult(raw, err)
 }
-
