@@ -333,4 +333,3 @@ func last(s []string) string {
 	}
 	return s[len(s)-1]
 }
-
