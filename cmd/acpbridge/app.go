@@ -47,11 +47,12 @@ func newApp() *cli.App {
 		},
 		Before: g.setup,
 		After:  g.teardown,
-		Commands: []*cli.Command{
+		Commands: append([]*cli.Command{
 			claudeCommand(g, g.serveStdio),
 			replayCommand(g, g.serveStdio),
 			serveCommand(g),
-		},
+			agentsCommand(os.Stdout),
+		}, passthroughCommands(g, g.serveStdio)...),
 		HideHelpCommand: true,
 	}
 }
