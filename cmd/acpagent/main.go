@@ -10,5 +10,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		os.Stdout.WriteString("acpagent 1.0.0\n")
+		return
+	}
 	os.Exit(acpagent.Run(os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
