@@ -52,7 +52,8 @@ type Adapter struct {
 	initMu sync.Mutex // serialises initialize and the control connection
 	init   json.RawMessage
 	caps   agentCaps
-	ctl    *agentConn // guarded by initMu; the session-less connection
+	ctl    *agentConn     // guarded by initMu; the session-less connection
+	probes sync.WaitGroup // stops of the processes asked at initialize
 }
 
 // agentCaps is what the bridge itself needs of the agent's capabilities.
@@ -83,7 +84,7 @@ func (a *Adapter) dial(ctx context.Context, dir string, initParams json.RawMessa
 	log := a.opts.Logger.With().Str("adapter", a.opts.Name).Logger()
 	p, err := proc.Start(context.Background(), proc.Spec{
 		Name: a.opts.Name, Path: a.opts.Path, Args: a.opts.Args, Env: a.opts.Env,
-		Dir: dir, Logger: log, Grace: a.opts.StopGrace,
+		Dir: dir, Logger: a.opts.Logger, Grace: a.opts.StopGrace,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting %s (%s): %w", a.opts.Name, a.opts.Path, err)
@@ -100,10 +101,13 @@ func (a *Adapter) dial(ctx context.Context, dir string, initParams json.RawMessa
 	return c, res, nil
 }
 
-// Initialize starts the agent once to learn what it offers, and keeps that
-// process for requests that name no session (session/list, authenticate,
-// extension methods). The answer is the agent's, plus what the bridge adds:
-// session/close, which the bridge serves by stopping the session's agent.
+// Initialize starts the agent once to learn what it offers. The answer is
+// the agent's, plus what the bridge adds: session/close, which the bridge
+// serves by stopping the session's agent. That process is stopped at once,
+// in the background: sessions run in processes of their own, and one for
+// requests that name no session (session/list, extension methods) starts
+// when the first arrives. Keeping it would cost every shutdown a stop for a
+// process that is mostly idle.
 func (a *Adapter) Initialize(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	a.initMu.Lock()
 	defer a.initMu.Unlock()
@@ -119,7 +123,12 @@ func (a *Adapter) Initialize(ctx context.Context, params json.RawMessage) (json.
 		c.stop(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("reading %s's initialize answer: %w", a.opts.Name, err)
 	}
-	a.init, a.caps, a.ctl = out, caps, c
+	a.init, a.caps = out, caps
+	a.probes.Add(1)
+	go func() {
+		defer a.probes.Done()
+		c.stop(context.Background())
+	}()
 	return out, nil
 }
 
@@ -213,8 +222,10 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	return s, err
 }
 
-// Close stops the control agent. Sessions are closed by the bridge first.
+// Close stops the control agent and waits for the stop of the process
+// asked at initialize. Sessions are closed by the bridge first.
 func (a *Adapter) Close() error {
+	defer a.probes.Wait()
 	a.initMu.Lock()
 	c := a.ctl
 	a.ctl = nil
