@@ -52,7 +52,12 @@ type Adapter struct {
 	initMu sync.Mutex // serialises initialize and the control connection
 	init   json.RawMessage
 	caps   agentCaps
-	ctl    *agentConn     // guarded by initMu; the session-less connection
+	ctl    *agentConn // guarded by initMu; the session-less connection
+	// auth is the editor's last successful authenticate, replayed to every
+	// agent process started after it: the editor logs in once per
+	// connection, but each session runs in a process of its own. Guarded
+	// by initMu.
+	auth   json.RawMessage
 	probes sync.WaitGroup // stops of the processes asked at initialize
 }
 
@@ -78,9 +83,15 @@ func (a *Adapter) Info() acp.AgentInfo {
 	return acp.AgentInfo{Name: a.opts.Name, Title: a.opts.Title}
 }
 
-// dial starts the agent in dir and initializes it with the editor's
-// initialize params.
+// dial starts the agent in dir, initializes it with the editor's
+// initialize params, and authenticates it as the editor did.
 func (a *Adapter) dial(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient) (*agentConn, json.RawMessage, error) {
+	return a.dialLocked(ctx, dir, initParams, rc, a.authParams())
+}
+
+// dialLocked is dial with the authenticate params given, for callers that
+// hold initMu.
+func (a *Adapter) dialLocked(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient, auth json.RawMessage) (*agentConn, json.RawMessage, error) {
 	log := a.opts.Logger.With().Str("adapter", a.opts.Name).Logger()
 	p, err := proc.Start(context.Background(), proc.Spec{
 		Name: a.opts.Name, Path: a.opts.Path, Args: a.opts.Args, Env: a.opts.Env,
@@ -98,6 +109,12 @@ func (a *Adapter) dial(ctx context.Context, dir string, initParams json.RawMessa
 		c.stop(context.WithoutCancel(ctx))
 		return nil, nil, fmt.Errorf("initializing %s: %w", a.opts.Name, err)
 	}
+	if auth != nil {
+		if _, err := c.call(ctx, acp.MethodAuthenticate, auth); err != nil {
+			c.stop(context.WithoutCancel(ctx))
+			return nil, nil, fmt.Errorf("authenticating %s again: %w", a.opts.Name, err)
+		}
+	}
 	return c, res, nil
 }
 
@@ -114,7 +131,7 @@ func (a *Adapter) Initialize(ctx context.Context, params json.RawMessage) (json.
 	if a.init != nil {
 		return a.init, nil
 	}
-	c, res, err := a.dial(ctx, "", params, nil)
+	c, res, err := a.dialLocked(ctx, "", params, nil, a.auth)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +194,7 @@ func (a *Adapter) control(ctx context.Context) (*agentConn, error) {
 	if a.ctl != nil && a.ctl.err() == nil {
 		return a.ctl, nil
 	}
-	c, _, err := a.dial(ctx, "", nil, nil)
+	c, _, err := a.dialLocked(ctx, "", nil, nil, a.auth)
 	if err != nil {
 		return nil, err
 	}
@@ -185,13 +202,34 @@ func (a *Adapter) control(ctx context.Context) (*agentConn, error) {
 	return c, nil
 }
 
+func (a *Adapter) authParams() json.RawMessage {
+	a.initMu.Lock()
+	defer a.initMu.Unlock()
+	return a.auth
+}
+
 // Forward sends a request that names no open session to the control agent.
+// A successful authenticate is remembered and replayed to the agents
+// started later; logout forgets it.
 func (a *Adapter) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	c, err := a.control(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return c.call(ctx, method, params)
+	res, err := c.call(ctx, method, params)
+	if err == nil {
+		switch method {
+		case acp.MethodAuthenticate:
+			a.initMu.Lock()
+			a.auth = append(json.RawMessage(nil), params...)
+			a.initMu.Unlock()
+		case acp.MethodLogout:
+			a.initMu.Lock()
+			a.auth = nil
+			a.initMu.Unlock()
+		}
+	}
+	return res, err
 }
 
 // Notify sends a notification that names no open session to the control

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -203,7 +204,7 @@ func (e *editor) send(msg map[string]any) {
 	e.check.ClientFrame(b)
 	e.wmu.Lock()
 	defer e.wmu.Unlock()
-	if _, err := e.w.Write(append(b, '\n')); err != nil {
+	if _, err := e.w.Write(append(b, '\n')); err != nil && !errors.Is(err, io.ErrClosedPipe) {
 		e.t.Errorf("writing to the bridge: %v", err)
 	}
 }

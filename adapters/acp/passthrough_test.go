@@ -338,3 +338,64 @@ func TestLoadReplaysToTheEditor(t *testing.T) {
 	}
 	stopReason(t, e2.call("session/prompt", prompt(sid, "and now")))
 }
+
+// TestAuthenticateReachesEverySession: the editor logs in once; every agent
+// process the bridge starts afterwards (one per session) is logged in too.
+func TestAuthenticateReachesEverySession(t *testing.T) {
+	t.Parallel()
+	e := start(t, options{env: []string{"ACPAGENT_AUTH=1"}})
+	e.call("initialize", map[string]any{"protocolVersion": 1})
+	newSession := func() frame {
+		return e.call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}})
+	}
+	if f := newSession(); f.Error == nil || f.Error.Code != -32000 {
+		t.Fatalf("session/new before authenticate: %s %+v, want the agent's -32000", f.Result, f.Error)
+	}
+	if f := e.call("authenticate", map[string]any{"methodId": "key"}); f.Error != nil {
+		t.Fatalf("authenticate: %+v", f.Error)
+	}
+	for i := 0; i < 2; i++ {
+		f := newSession()
+		var r struct {
+			SessionID string `json:"sessionId"`
+		}
+		if f.Error != nil || json.Unmarshal(f.Result, &r) != nil {
+			t.Fatalf("session/new %d after authenticate: %+v", i, f.Error)
+		}
+		if stopReason(t, e.call("session/prompt", prompt(r.SessionID, "hi"))) != "end_turn" {
+			t.Fatal("prompt failed")
+		}
+	}
+}
+
+// TestCancelWithdrawsPermission: a permission question pending when the
+// editor cancels is withdrawn from the editor and answered "cancelled" to
+// the agent, which ends its turn itself.
+func TestCancelWithdrawsPermission(t *testing.T) {
+	t.Parallel()
+	asked := make(chan struct{}, 1)
+	never := make(chan struct{})
+	e := start(t, options{answer: func(method string, _ json.RawMessage) (any, error) {
+		asked <- struct{}{}
+		<-never // the user never answers
+		return nil, nil
+	}})
+	t.Cleanup(func() { close(never) })
+	sid := e.open(nil)
+	before := e.noteCount()
+	ans := e.request("session/prompt", prompt(sid, "permission"))
+	select {
+	case <-asked:
+	case <-time.After(wait):
+		t.Fatal("permission never asked")
+	}
+	e.notify("session/cancel", map[string]any{"sessionId": sid})
+	f := e.await(ans, "the cancelled prompt")
+	if stopReason(t, f) != "cancelled" || !strings.Contains(string(f.Result), "_meta") {
+		t.Errorf("answer %s, want the agent's own cancelled answer", f.Result)
+	}
+	withdrawn := e.waitNote(before, func(f frame) bool { return f.Method == "$/cancel_request" })
+	if !strings.Contains(string(withdrawn.Params), "requestId") {
+		t.Errorf("withdrawal %s", withdrawn.Params)
+	}
+}
