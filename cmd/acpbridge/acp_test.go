@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,4 +196,49 @@ func TestSDKClientDrivesNativeAgent(t *testing.T) {
 	if b.check.Checked() == 0 {
 		t.Error("no frame was schema-checked")
 	}
+}
+
+// TestServeNativeAgent serves the scripted native-ACP agent over HTTP to two
+// clients at once: each runs a turn with a permission request answered by
+// POST, sees its own session only, and gets the agent's text.
+func TestServeNativeAgent(t *testing.T) {
+	s := startServe(t, nil, "acp", "--name", "scripted", "--", acpAgentPath)
+	done := make(chan error, 2)
+	for i := range 2 {
+		r := dialRemote(t, s.url, fmt.Sprintf("native-%d", i), "")
+		go func() { done <- runNativeTurn(r, t.TempDir()) }()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	s.stop(t)
+}
+
+// runNativeTurn runs the scripted agent's permission turn; it reports
+// instead of failing, as it runs on its own goroutine.
+func runNativeTurn(r *remote, cwd string) error {
+	sid := r.open(cwd)
+	id := r.call("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []any{map[string]any{"type": "text", "text": "permission"}}})
+	foreign, said := 0, ""
+	m, asked := r.until(func(m map[string]any) bool {
+		p, _ := m["params"].(map[string]any)
+		if p != nil && p["sessionId"] != nil && p["sessionId"] != sid {
+			foreign++
+		}
+		if u, _ := p["update"].(map[string]any); u != nil && u["sessionUpdate"] == "agent_message_chunk" {
+			said, _ = u["content"].(map[string]any)["text"].(string)
+		}
+		return answerTo(id)(m)
+	})
+	stop, _ := m["result"].(map[string]any)["stopReason"].(string)
+	// The remote answers with option "allow_once", which the scripted
+	// agent does not offer: it takes that as a rejection.
+	if stop != "end_turn" || asked != 1 || foreign != 0 || said != "tool rejected" {
+		return fmt.Errorf("turn ended %q after %d permission requests, with %d messages of other sessions, the agent saying %q",
+			stop, asked, foreign, said)
+	}
+	return nil
 }
