@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,9 +198,17 @@ func (c *agentConn) dispatch(line []byte) {
 	if c.trace != nil {
 		c.trace(false, line)
 	}
-	var f frame
-	if err := json.Unmarshal(line, &f); err != nil {
-		c.log.Warn().Err(err).Int("bytes", len(line)).Msg("agent wrote a line that is not JSON-RPC; skipped")
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if !json.Valid(line) {
+		c.log.Warn().Int("bytes", len(line)).Msg("agent wrote a line that is not JSON; skipped")
+		return
+	}
+	f, ok := split(line)
+	if !ok {
+		c.log.Warn().Int("bytes", len(line)).Msg("agent wrote a line that is not a JSON-RPC message; skipped")
 		return
 	}
 	switch {

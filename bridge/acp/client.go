@@ -56,7 +56,9 @@ type RawClient interface {
 	// withdrawn on session/cancel like RequestPermission: the call then
 	// returns the cancelled outcome.
 	CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// NotifyRaw sends a notification of any method to the editor.
+	// NotifyRaw sends a notification of any method to the editor. params
+	// must be one valid, compact JSON value (or empty): the adapter checks
+	// the agent's output, and the bridge writes it as is.
 	NotifyRaw(ctx context.Context, method string, params json.RawMessage) error
 	// InitializeParams are the params of the editor's initialize request,
 	// unchanged, for an agent that must be initialized the same way.
