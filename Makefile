@@ -27,9 +27,12 @@ demo: build
 	$(GO) run ./cmd/acpdemo -fixture $(DEMO) -- ./$(BIN) --log-level warn replay --pace $(PACE) $(DEMO)
 
 # Everything CI needs: the official ACP schema for conformance checks, then
-# the whole suite under the race detector.
+# the whole suite under the race detector. cmd/testreport runs go test -json
+# and prints the package lines, the whole output of failing tests, the
+# skipped tests with their reasons and "tests: N passed, N failed, N
+# skipped"; it fails on any failure and, under CI=true, on any skip.
 test: schema
-	$(GO) test -race -count=1 ./...
+	$(GO) run ./cmd/testreport -go $(GO) -- -race -count=1 ./...
 
 # The official ACP v1 JSON schema, from the npm package of the TypeScript SDK,
 # into a git-ignored cache.
@@ -53,6 +56,14 @@ e2e/http/node_modules/.package-lock.json: e2e/http/package.json e2e/http/package
 .PHONY: claude-cli
 claude-cli:
 	scripts/install-claude.sh >/dev/null
+
+# The pinned native-ACP agent CLIs (Gemini CLI, Qwen Code with the node 22
+# it needs, opencode, Copilot CLI) into .cache/agents/<name>, for the
+# real-CLI tests (fixtures/agentenv); they fail under CI without them and
+# skip elsewhere. Idempotent, npm only, about 1.2 GB.
+.PHONY: agent-clis
+agent-clis:
+	scripts/install-agents.sh >/dev/null
 
 bench: build
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkClaude$$' -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
@@ -89,6 +100,7 @@ fuzz:
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadContentLength -fuzztime 20s
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzDecodeMessage -fuzztime 20s
+	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzScanHead -fuzztime 20s
 	$(GO) test ./bridge -run '^$$' -fuzz FuzzRequest -fuzztime 20s
 	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
 	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s

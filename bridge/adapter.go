@@ -38,7 +38,10 @@ type Adapter interface {
 
 	// NewSession starts a session. It must answer quickly: a slow agent start
 	// belongs in the background, and a failure to start is reported by the
-	// session's first Prompt. The Client is the session's view of the editor;
+	// session's first Prompt. The one wait allowed is a short, bounded one
+	// for something the answer must carry and nothing else can give, such as
+	// the agent's model list the first time an agent is seen (the editor
+	// picks a model from the answer); it ends with ctx. The Client is the session's view of the editor;
 	// updates sent through it before the session/new answer is written are
 	// held by the Server and written right after it (ACP: clients drop updates
 	// for sessions they don't know yet).

@@ -38,9 +38,16 @@ func startEditor(t testing.TB, a bridge.Adapter) *editor {
 }
 
 func startEditorWith(t testing.TB, a bridge.Adapter, v *acptest.Validator) *editor {
+	return startEditorOpts(t, a, v, bridge.Options{})
+}
+
+// startEditorOpts is startEditorWith with options for the bridge (its
+// Version and Logger are set here).
+func startEditorOpts(t testing.TB, a bridge.Adapter, v *acptest.Validator, opts bridge.Options) *editor {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	srv := bridge.New(a, bridge.Options{Version: "test", Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	opts.Version, opts.Logger = "test", zerolog.New(zerolog.NewTestWriter(t))
+	srv := bridge.New(a, opts)
 	e := &editor{t: t, w: inW, frames: make(chan map[string]any, 1024),
 		check: v.NewChecker(), done: make(chan error, 1), wait: 10 * time.Second}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -203,20 +203,20 @@ func (h *HTTPHandler) lookup(k connKey) *httpConn {
 }
 
 // open returns the open connection with key k, starting one (and its ACP
-// connection) when there is none.
-func (h *HTTPHandler) open(k connKey) (*httpConn, error) {
+// connection) when there is none; created says which.
+func (h *HTTPHandler) open(k connKey) (c *httpConn, created bool, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if c := h.conns[k]; c != nil {
-		return c, nil
+		return c, false, nil
 	}
 	switch {
 	case h.closed:
-		return nil, errShuttingDown
+		return nil, false, errShuttingDown
 	case h.live >= h.opts.MaxConnections:
-		return nil, fmt.Errorf("%w (limit %d)", errTooManyConnections, h.opts.MaxConnections)
+		return nil, false, fmt.Errorf("%w (limit %d)", errTooManyConnections, h.opts.MaxConnections)
 	}
-	c := newHTTPConn(h, k)
+	c = newHTTPConn(h, k)
 	h.conns[k] = c
 	h.live++
 	h.wg.Add(1)
@@ -230,7 +230,7 @@ func (h *HTTPHandler) open(k connKey) (*httpConn, error) {
 		c.log.Info().AnErr("error", err).Msg("connection closed")
 	}()
 	c.log.Info().Msg("connection opened")
-	return c, nil
+	return c, true, nil
 }
 
 // forget removes c from the table, so its id is unknown from now on (or

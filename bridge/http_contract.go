@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
@@ -38,7 +39,7 @@ func (h *HTTPHandler) contractPost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var err error
-		if c, err = h.open(k); err != nil {
+		if c, _, err = h.open(k); err != nil {
 			openStatus(w, err)
 			return
 		}
@@ -59,17 +60,23 @@ func (h *HTTPHandler) contractGet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := h.open(connKey{shapeContract, id})
+	c, created, err := h.open(connKey{shapeContract, id})
 	if err != nil {
 		openStatus(w, err)
 		return
 	}
-	at, err := c.main.attach(lastEventID(r))
+	lastID := lastEventID(r)
+	at, err := c.main.attach(lastID)
 	if err != nil {
 		httpError(w, http.StatusConflict, "client_id "+quote(id)+": "+err.Error()+
 			" (reconnect with the Last-Event-ID of the last event received)")
 		return
 	}
+	// A reconnect that had to open the client's connection: the one its
+	// Last-Event-ID came from has ended (idle timeout, DELETE, a restart),
+	// and the client must be told. A Last-Event-ID the open connection
+	// never issued says nothing of the kind, and gets no notice.
+	at.reset = created && lastID != ""
 	h.stream(w, r, c, c.main, at)
 }
 
@@ -134,14 +141,15 @@ func (h *HTTPHandler) readMessage(w http.ResponseWriter, r *http.Request, needTy
 	limit := h.opts.MaxBodySize
 	tooLarge := "request body exceeds the " + strconv.FormatInt(limit, 10) + "-byte limit"
 	if r.ContentLength > limit {
-		httpError(w, http.StatusRequestEntityTooLarge, tooLarge)
+		refuseBody(w, r.Body, tooLarge)
 		return nil, head{}, false
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body := r.Body
+	data, err := io.ReadAll(http.MaxBytesReader(w, body, limit))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		httpError(w, http.StatusRequestEntityTooLarge, tooLarge)
+		refuseBody(w, body, tooLarge)
 		return nil, head{}, false
 	case err != nil:
 		httpError(w, http.StatusBadRequest, "reading request body: "+err.Error())
@@ -165,4 +173,36 @@ func (h *HTTPHandler) readMessage(w http.ResponseWriter, r *http.Request, needTy
 	}
 	m, _ := parseHead(data)
 	return data, m, true
+}
+
+// Bounds on reading what a client still sends after its body was refused:
+// enough for the client to finish a body a few times the size limit, not
+// enough for a client to keep the handler busy.
+const (
+	refusedBodyMax     = 256 << 20
+	refusedBodyTimeout = 10 * time.Second
+)
+
+// refuseBody answers 413 and then reads and discards the rest of the body,
+// within refusedBodyMax and refusedBodyTimeout, before the connection closes. Closing
+// a connection with unread input makes the kernel reset it, and a client
+// that sends its whole body before it reads its answer (Python's
+// http.client does) then saw a broken pipe or a reset instead of the 413
+// (an 80 MB POST did). The answer is flushed first, so a client that reads
+// while it sends has it at once; the connection is closed afterwards, as
+// its input is not worth parsing.
+func refuseBody(w http.ResponseWriter, body io.Reader, reason string) {
+	rc := http.NewResponseController(w)
+	// Without full duplex, the server may stop the body from being read
+	// once the answer is written.
+	_ = rc.EnableFullDuplex()
+	w.Header().Set("Connection", "close")
+	// A declared length makes the answer complete once flushed; a chunked
+	// one would end only when the handler returns, after the drain, and
+	// curl, seeing the answer unfinished, sends the whole body anyway.
+	w.Header().Set("Content-Length", strconv.Itoa(len(reason)+1))
+	httpError(w, http.StatusRequestEntityTooLarge, reason)
+	_ = rc.Flush()
+	_ = rc.SetReadDeadline(time.Now().Add(refusedBodyTimeout))
+	_, _ = io.CopyN(io.Discard, body, refusedBodyMax)
 }

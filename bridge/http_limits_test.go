@@ -1,9 +1,14 @@
 package bridge_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -209,4 +214,106 @@ func TestServeListenerNeedsTokenOffLoopback(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "token") {
 		t.Fatalf("ServeListener on %s without a token: %v", ln.Addr(), err)
 	}
+}
+
+// TestHTTPOversizedBodyGets413 POSTs a body far over the limit over
+// loopback and expects the client to read its 413. A client that sends its
+// whole body before it reads (Python's http.client does) got a broken pipe
+// or a reset instead: the bridge closed the connection while the body was
+// still coming (an 80 MB POST to the default 16 MiB limit did; the limit is
+// smaller here to keep the test fast). The net/http client, which reads
+// while it sends, is checked too, with a declared length and chunked.
+func TestHTTPOversizedBodyGets413(t *testing.T) {
+	const size = 32 << 20
+	ts, _ := startHTTP(t, &scriptAdapter{}, bridge.HTTPOptions{MaxBodySize: 1 << 20})
+	body := func() io.Reader {
+		return io.LimitReader(filler{bytes.Repeat([]byte("x"), 64<<10)}, size)
+	}
+	tests := []struct {
+		name string
+		post func(t *testing.T) (status int, reason string, err error)
+	}{
+		{"sends all, then reads", func(t *testing.T) (int, string, error) {
+			conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.SetDeadline(time.Now().Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			head := fmt.Sprintf("POST /acp/rpc?client_id=big HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
+				"Content-Length: %d\r\n\r\n", ts.Listener.Addr(), size)
+			if _, err := io.Copy(conn, io.MultiReader(strings.NewReader(head), body())); err != nil {
+				return 0, "", err
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				return 0, "", err
+			}
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b), nil
+		}},
+		// curl waits for 100 Continue before it sends a large body, and
+		// stops when a final answer comes instead, unless that answer is
+		// unfinished. The answer must be whole before the body comes (and
+		// before the bridge stops waiting for it, after 10 s).
+		{"expects 100-continue, sends nothing", func(t *testing.T) (int, string, error) {
+			conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "POST /acp/rpc?client_id=big HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
+				"Content-Length: %d\r\nExpect: 100-continue\r\n\r\n", ts.Listener.Addr(), size)
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				return 0, "", err
+			}
+			b, err := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b), err
+		}},
+		{"net/http, content-length", func(t *testing.T) (int, string, error) { return postBig(t, ts, body(), size) }},
+		{"net/http, chunked", func(t *testing.T) (int, string, error) { return postBig(t, ts, body(), -1) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, reason, err := tt.post(t)
+			if err != nil || status != http.StatusRequestEntityTooLarge || !strings.Contains(reason, "limit") {
+				t.Fatalf("POST of %d bytes: %d %q, %v; want 413 naming the limit", size, status, reason, err)
+			}
+		})
+	}
+}
+
+// postBig POSTs body with the net/http client, declaring length unless it
+// is negative.
+func postBig(t *testing.T, ts *httptest.Server, body io.Reader, length int64) (int, string, error) {
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/acp/rpc?client_id=big", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength = length
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), nil
+}
+
+// filler reads as an endless run of its block's bytes.
+type filler struct{ block []byte }
+
+func (f filler) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		n += copy(p[n:], f.block)
+	}
+	return n, nil
 }

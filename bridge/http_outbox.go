@@ -153,7 +153,9 @@ func (o *outbox) eventID(seq uint64) string {
 type attachment struct {
 	lease *lease
 	from  uint64 // the receiver gets messages after this seq
-	reset bool   // Last-Event-ID named another stream: earlier messages are gone
+	// reset is set by the caller when the Last-Event-ID is from a
+	// connection that has ended: the stream then says so first.
+	reset bool
 }
 
 // attach makes the caller the stream's receiver. Without lastID it starts
@@ -161,22 +163,21 @@ type attachment struct {
 // been sent). With an id of this stream it starts after that id, taking the
 // stream over from a receiver that is still attached (a reconnect that the
 // server has not noticed yet), and what the id acknowledges is released.
-// An id of another stream starts from the oldest message kept, with reset.
+// An id this stream never issued (another stream's, a made-up one) counts
+// as no id: it proves nothing, and says nothing about what was lost, so
+// the stream does not claim anything was.
 func (o *outbox) attach(lastID string) (attachment, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	at := attachment{from: o.sent}
 	seq, ours := o.parseID(lastID)
-	switch {
-	case ours:
+	if ours {
 		// The client has everything up to seq: keep none of it.
 		at.from = seq
 		o.markSent(seq)
 		for len(o.events) > 0 && o.events[0].seq <= seq {
 			o.dropFirst()
 		}
-	case lastID != "":
-		at.from, at.reset = 0, true
 	}
 	if o.lease != nil {
 		if !ours {

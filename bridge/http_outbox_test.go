@@ -62,18 +62,37 @@ func TestOutboxLastEventID(t *testing.T) {
 	}
 }
 
-// TestOutboxForeignID checks that an outbox starts over, with a reset, for an id of another stream.
-func TestOutboxForeignID(t *testing.T) {
-	o := newOutbox(1<<20, false)
-	pushN(o, 2)
+// TestOutboxUnknownID checks that an id the outbox never issued (another
+// stream's, a made-up one, one from the future) counts as no id: it starts
+// where a reader without an id would, with no gap to report, and cannot
+// take the stream over.
+func TestOutboxUnknownID(t *testing.T) {
 	other := newOutbox(1<<20, false)
 	other.push(msg30(1))
-	for _, id := range []string{other.eventID(1), "garbage", o.gen + "-99"} {
-		at, err := o.attach(id)
-		if err != nil || !at.reset || at.from != 0 {
-			t.Errorf("attach(%q) = %+v, %v; want a reset from the start", id, at, err)
+	for _, id := range []string{other.eventID(1), "garbage", "7"} {
+		o := newOutbox(1<<20, false)
+		pushN(o, 3)
+		first, _ := o.attach("")
+		if b := o.next(first.lease, first.from); len(b.events) != 3 {
+			t.Fatalf("first reader got %v", seqs(b))
 		}
-		o.release(at.lease)
+		if _, err := o.attach(id); err != errStreamBusy {
+			t.Errorf("attach(%q) while read = %v, want errStreamBusy", id, err)
+		}
+		o.release(first.lease)
+		pushN(o, 1)
+		at, err := o.attach(id)
+		if err != nil || at.reset {
+			t.Fatalf("attach(%q) = %+v, %v", id, at, err)
+		}
+		if b := o.next(at.lease, at.from); b.gap != 0 || fmt.Sprint(seqs(b)) != "[4]" {
+			t.Errorf("after attach(%q): gap %d, events %v; want only what nobody was sent", id, b.gap, seqs(b))
+		}
+	}
+	o := newOutbox(1<<20, false)
+	pushN(o, 2)
+	if at, err := o.attach(o.gen + "-99"); err != nil || at.from != 0 {
+		t.Errorf("attach(an id past the last) = %+v, %v; want from the start", at, err)
 	}
 }
 

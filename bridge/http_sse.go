@@ -10,7 +10,9 @@ import (
 // MethodMessagesLost is the extension notification (ACP reserves names
 // starting with "_" for extensions) written on a stream in place of
 // messages the client can no longer get: they were dropped while nobody
-// read the stream, or its Last-Event-ID named a connection that has ended.
+// read the stream, or its reconnect with Last-Event-ID found its
+// connection ended (client_id streams only). A Last-Event-ID the stream
+// never issued is ignored.
 // Its params are {"count": N, "reason": "..."}; count is absent when
 // unknown. The event carries no SSE id, so the client's Last-Event-ID is
 // unchanged.
@@ -23,7 +25,7 @@ const (
 		"reload the session (session/load) to resync"
 	reasonDroppedSession = "messages for this session were dropped while its stream was not being read: " +
 		"re-attach the session with session/load or session/resume"
-	reasonReset = "Last-Event-ID names an earlier connection, which has ended with its sessions: " +
+	reasonReset = "the connection this Last-Event-ID came from has ended with its sessions: " +
 		"this is a new connection; start again with initialize"
 )
 

@@ -106,7 +106,7 @@ func (h *HTTPHandler) streamableConn(w http.ResponseWriter, connID string) (*htt
 
 // initialize opens a connection and answers initialize in the POST body.
 func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, msg []byte, m head) {
-	c, err := h.open(connKey{shapeStreamable, randomID(16)})
+	c, _, err := h.open(connKey{shapeStreamable, randomID(16)})
 	if err != nil {
 		openStatus(w, err)
 		return

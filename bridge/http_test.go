@@ -285,3 +285,39 @@ func TestHTTPResetAfterConnectionEnded(t *testing.T) {
 		t.Fatalf("first message on the new stream: %s", n.raw)
 	}
 }
+
+// TestHTTPUnknownLastEventID opens a stream of a connection that is open
+// with a Last-Event-ID it never issued: the stream must not claim that the
+// connection ended or that messages were lost, and it carries what is
+// waiting for the client.
+func TestHTTPUnknownLastEventID(t *testing.T) {
+	v := acptest.Load(t)
+	for _, shape := range []string{"client_id", "streamable"} {
+		t.Run(shape, func(t *testing.T) {
+			ts, _ := startHTTP(t, &scriptAdapter{}, bridge.HTTPOptions{})
+			c := newClient(t, ts.URL, shape, v)
+			var id int
+			if shape == "client_id" {
+				// The POSTed initialize opens the connection; its answer
+				// waits on the stream.
+				id = c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
+				if st, _ := c.open("", "made-up-7"); st != http.StatusOK {
+					t.Fatalf("GET with a made-up Last-Event-ID: %d", st)
+				}
+			} else {
+				c.start()
+				sid := c.newSession()
+				if st, _ := c.open(sid, "made-up-7"); st != http.StatusOK {
+					t.Fatalf("GET of the session stream with a made-up Last-Event-ID: %d", st)
+				}
+				id = c.call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "default"})
+			}
+			ans, before := c.answer(id)
+			for _, f := range append(before, ans) {
+				if f.method() == bridge.MethodMessagesLost {
+					t.Fatalf("stream opened with a made-up Last-Event-ID said %s", f.raw)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -65,17 +66,58 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	if s.opts.Trace != nil {
 		trace = s.opts.Trace.Editor
 	}
-	st := jsonrpc.NewStdio(r, w, jsonrpc.StdioOptions{MaxMessageSize: s.opts.MaxMessageSize, Trace: trace})
-	return s.serve(ctx, st, s.opts.Logger)
+	// A stop signal (ctx done) ends the input as EOF does, where the input
+	// can be woken (a pipe; not a terminal), so that both shut down alike:
+	// every request already read is answered.
+	in := &stopInput{r: r, ctx: ctx}
+	wakes := false
+	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok && d.SetReadDeadline(time.Time{}) == nil {
+		wakes = true
+		defer context.AfterFunc(ctx, func() { _ = d.SetReadDeadline(time.Now()) })()
+	}
+	st := jsonrpc.NewStdio(in, w, jsonrpc.StdioOptions{MaxMessageSize: s.opts.MaxMessageSize, Trace: trace})
+	return s.serveConn(ctx, st, s.opts.Logger, wakes)
+}
+
+// stopInput is the editor's input, ended (io.EOF) by the read deadline
+// that ServeStdio sets when ctx is done.
+type stopInput struct {
+	r   io.Reader
+	ctx context.Context
+}
+
+func (in *stopInput) Read(b []byte) (int, error) {
+	n, err := in.r.Read(b)
+	if err != nil && in.ctx.Err() != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// Close closes the input, when it can be closed.
+func (in *stopInput) Close() error {
+	if c, ok := in.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // serve runs one connection over st until it ends, then tears it down. log
 // carries what tells this connection from others (the HTTP client id).
 func (s *Server) serve(ctx context.Context, st jsonrpc.Stream, log zerolog.Logger) error {
+	return s.serveConn(ctx, st, log, false)
+}
+
+// serveConn is serve; inputEnds says that st's input ends (EOF) soon after
+// ctx is done.
+func (s *Server) serveConn(ctx context.Context, st jsonrpc.Stream, log zerolog.Logger, inputEnds bool) error {
 	c := s.newConnection(log)
 	// The read loop starts inside NewConn; handlers wait for c.conn to be
 	// set before they use it (see ready).
-	c.conn = jsonrpc.NewConn(ctx, st, jsonrpc.Options{
+	// The Conn outlives ctx: a stop signal (ctx done) must still let the
+	// open requests be answered, as stdin EOF does, so the Conn is closed
+	// below, after the turns are cancelled and answered, not by ctx.
+	c.conn = jsonrpc.NewConn(context.WithoutCancel(ctx), st, jsonrpc.Options{
 		Handler:         c.handle,
 		Preempt:         c.preempt,
 		Sync:            func(m string) bool { return m == acp.MethodInitialize },
@@ -84,28 +126,38 @@ func (s *Server) serve(ctx context.Context, st jsonrpc.Stream, log zerolog.Logge
 	close(c.ready)
 	info := s.adapterInfo()
 	c.log.Info().Str("adapter", info.Name).Str("version", s.opts.Version).Msg("serving ACP")
+	eof := false
 	select {
 	case <-c.conn.Done():
+		eof = true
 	case <-ctx.Done():
 	}
 	// The editor has gone (EOF) or the bridge was told to stop. Running
 	// turns end now, but requests already read still get their answers: a
 	// client may pipe its requests and close stdin at once. The wait is
 	// bounded, so the process still exits within 2 s.
-	c.cancelTurns()
+	turns := c.cancelTurns()
 	drained := make(chan struct{})
 	go func() {
 		c.conn.Wait()
 		close(drained)
 	}()
-	t := time.NewTimer(drainTimeout)
-	select {
-	case <-drained:
-	case <-t.C:
+	// After a stop signal an input that cannot be ended keeps the read loop
+	// running, so the wait is for the cancelled turns' answers instead.
+	var answered <-chan struct{} = drained
+	if !eof && !inputEnds {
+		answered = allClosed(turns)
+	}
+	if !waitFor(answered, drainTimeout) {
 		c.log.Warn().Dur("after", drainTimeout).Msg("requests still running at shutdown are cancelled")
 	}
-	t.Stop()
 	n := c.shutdown()
+	// Requests that were waiting on a session (one whose CLI was still
+	// starting, say) end now that it is closed: let them answer before the
+	// Conn refuses to write.
+	if answered == drained && !waitFor(drained, closeAnswerTimeout) {
+		c.log.Warn().Dur("after", closeAnswerTimeout).Msg("requests unanswered at shutdown")
+	}
 	err := c.conn.Close()
 	<-drained // Close waits for the handlers, so this returns at once
 	c.log.Info().Int("sessions_closed", n).AnErr("cause", err).Msg("editor connection ended")
@@ -162,18 +214,51 @@ func (c *connection) preempt(_ context.Context, req *jsonrpc.Request) bool {
 // drainTimeout bounds how long shutdown lets requests already read finish.
 const drainTimeout = 500 * time.Millisecond
 
+// closeAnswerTimeout bounds how long shutdown waits, once the sessions are
+// closed, for the requests they held up to be answered.
+const closeAnswerTimeout = 200 * time.Millisecond
+
+// waitFor reports whether ch closed within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // cancelTurns ends every running turn (answered "cancelled") and withdraws
-// pending permission requests, without closing the sessions.
-func (c *connection) cancelTurns() {
+// pending permission requests, without closing the sessions. It returns the
+// done channels of the turns it cancelled.
+func (c *connection) cancelTurns() []<-chan struct{} {
 	c.mu.Lock()
 	all := make([]*session, 0, len(c.sessions))
 	for _, s := range c.sessions {
 		all = append(all, s)
 	}
 	c.mu.Unlock()
+	var done []<-chan struct{}
 	for _, s := range all {
-		s.cancel()
+		if t := s.cancel(); t != nil {
+			done = append(done, t.done)
+		}
 	}
+	return done
+}
+
+// allClosed returns a channel closed once every channel in chs is.
+func allClosed(chs []<-chan struct{}) <-chan struct{} {
+	all := make(chan struct{})
+	go func() {
+		for _, ch := range chs {
+			<-ch
+		}
+		close(all)
+	}()
+	return all
 }
 
 // shutdown cancels every turn and closes every session, in parallel. It

@@ -21,8 +21,9 @@ type session struct {
 }
 
 // cancel ends the running turn, if any, and withdraws the session's pending
-// permission requests (ACP session/cancel). It never blocks.
-func (s *session) cancel() {
+// permission requests (ACP session/cancel). It never blocks. It returns the
+// turn it cancelled, or nil.
+func (s *session) cancel() *turn {
 	s.mu.Lock()
 	t := s.turn
 	s.mu.Unlock()
@@ -30,6 +31,7 @@ func (s *session) cancel() {
 		t.cancel(errCancelledByClient)
 	}
 	s.client.withdrawPermissions()
+	return t
 }
 
 // close cancels the turn, closes the adapter's session and waits for the turn

@@ -3,8 +3,12 @@ package claude
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -41,8 +45,15 @@ type Options struct {
 	// list: $CLAUDE_CONFIG_DIR, else $HOME/.claude, as the CLI sees them.
 	Env []string
 	// CancelGrace is how long a cancelled turn waits for the CLI to wind
-	// down after the interrupt before its process is stopped (default 10s).
+	// down after the interrupt before its process is stopped and the turn
+	// answered "cancelled" (default DefaultCancelGrace).
 	CancelGrace time.Duration
+	// StartTimeout bounds the wait for the CLI's answer to initialize
+	// (default DefaultStartTimeout). A CLI that starts but never answers
+	// (hung, or waiting for input it will never get) is stopped and the
+	// prompt that waited fails with an error naming it, its path and the
+	// limit.
+	StartTimeout time.Duration
 	// StopGrace is the grace period of each step of a process stop (default
 	// 3s).
 	StopGrace time.Duration
@@ -52,6 +63,17 @@ type Options struct {
 	// recording), where it makes every session/new answer the same; a real
 	// CLI is started in the background so session/new answers at once.
 	AwaitStart bool
+	// ModelCache is the file where the model list each CLI executable
+	// reported is kept, so the answer that opens a session lists the real
+	// models at once (see modelCache). Empty means DefaultModelCache() with
+	// the default launcher and memory only with another one; "-" keeps the
+	// lists in memory only.
+	ModelCache string
+	// ModelWait bounds how long opening a session waits for the CLI's
+	// initialize answer when no model list is known for its executable yet
+	// (default 3s; negative: no wait). A CLI slower than that is answered
+	// with a placeholder model, corrected by config_option_update.
+	ModelWait time.Duration
 	// ReadWindow lets a dense stream of the CLI's output gather between
 	// reads. The CLI writes every delta as a line of its own; read one by
 	// one, each costs the bridge (and the editor, which gets one write per
@@ -73,6 +95,19 @@ type Options struct {
 // deltas is read in batches of tens of lines instead of one at a time.
 const DefaultReadWindow = time.Millisecond
 
+// DefaultCancelGrace is the CancelGrace of a zero Options. A CLI that takes
+// the interrupt ends the turn well within it; one that does not (hung,
+// stopped) is stopped in the background, and session/cancel is still
+// answered within 2 s of the request, as the issue asks.
+const DefaultCancelGrace = time.Second
+
+// DefaultStartTimeout is the StartTimeout of a zero Options. The CLI
+// answers initialize once Node has loaded it and it has read its settings,
+// plugins and MCP configuration: about a second on a developer machine,
+// several on a loaded CI runner or a cold disk. A minute is far beyond what
+// a working CLI needs on a slow machine, and still ends a hang.
+const DefaultStartTimeout = time.Minute
+
 // Adapter serves ACP sessions from Claude Code. Its methods are safe for
 // concurrent use.
 type Adapter struct {
@@ -83,6 +118,7 @@ type Adapter struct {
 	lookPath bool
 	// bypass: the CLI is launched so that it accepts bypassPermissions.
 	bypass bool
+	models *modelCache
 
 	mu       sync.Mutex
 	sessions map[acp.SessionID]*Session // guarded by mu
@@ -102,12 +138,25 @@ func New(opts Options) *Adapter {
 		opts.NewSessionID = newUUID
 	}
 	if opts.CancelGrace <= 0 {
-		opts.CancelGrace = 10 * time.Second
+		opts.CancelGrace = DefaultCancelGrace
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
 	}
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second
 	}
+	if opts.ModelWait == 0 {
+		opts.ModelWait = 3 * time.Second
+	}
+	switch {
+	case opts.ModelCache == "-":
+		opts.ModelCache = ""
+	case opts.ModelCache == "" && lookPath:
+		opts.ModelCache = DefaultModelCache()
+	}
 	a := &Adapter{opts: opts, store: newStore(opts.Env), lookPath: lookPath, bypass: bypassLaunched(opts),
+		models:   newModelCache(opts.ModelCache, opts.Logger.With().Str("adapter", "claude").Logger()),
 		sessions: map[acp.SessionID]*Session{}}
 	if err := a.checkPath(); err != nil {
 		opts.Logger.Warn().Str("adapter", "claude").Msg(err.Error())
@@ -135,7 +184,10 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	if err := a.checkPath(); err != nil {
 		return nil, err
 	}
-	s, err := a.OpenSession(OpenOptions{ID: acp.SessionID(a.opts.NewSessionID()), Cwd: req.Cwd,
+	if err := a.checkCwd(req.Cwd); err != nil {
+		return nil, err
+	}
+	s, err := a.open(ctx, OpenOptions{ID: acp.SessionID(a.opts.NewSessionID()), Cwd: req.Cwd,
 		AdditionalDirectories: req.AdditionalDirectories, McpServers: req.McpServers}, c)
 	if err != nil {
 		return nil, err
@@ -159,7 +211,16 @@ type OpenOptions struct {
 // background. It is how a stored session is reopened once its history has
 // been replayed.
 func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
+	return a.open(context.Background(), o, c)
+}
+
+// open opens a session. Its state lists the models the same executable
+// reported last time; when none are known it waits, up to ModelWait or
+// until ctx ends, for the CLI's initialize answer to list them.
+func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Session, error) {
 	id, cwd := o.ID, o.Cwd
+	key := cliKey(a.opts.Path)
+	models, known := a.models.get(key)
 	mcp, err := mcpConfig(o.McpServers)
 	if err != nil {
 		return nil, err
@@ -175,27 +236,45 @@ func (a *Adapter) OpenSession(o OpenOptions, c acp.Client) (*Session, error) {
 		resume: o.Resume,
 		mode:   orDefault(a.opts.PermissionMode, "default"),
 		model:  orDefault(a.opts.Model, "default"),
+		cliKey: key,
+		models: models,
+		listed: known,
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.updateCtx = context.WithoutCancel(s.ctx)
 	s.procCtx, s.procEnd = context.WithCancel(context.Background())
 	s.tr = newTranslator(cwd, s.log)
 	s.tr.emit, s.tr.onMode, s.tr.onModel = s.update, s.changeMode, s.changeModel
+	if c != nil {
+		s.tr.notices = noticeModeFor(c.Capabilities())
+	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.closed {
+		a.mu.Unlock()
 		return nil, fmt.Errorf("%w: the adapter is closed", acp.ErrInvalidRequest)
 	}
 	if _, dup := a.sessions[id]; dup {
+		a.mu.Unlock()
 		return nil, fmt.Errorf("%w: session %s is already open", acp.ErrInvalidRequest, id)
 	}
 	a.sessions[id] = s
 	s.mu.Lock()
 	r := s.startLocked()
 	s.mu.Unlock()
-	if a.opts.AwaitStart {
-		// Start failures still surface at the first prompt, as usual.
+	a.mu.Unlock()
+	// Start failures still surface at the first prompt, as usual.
+	switch {
+	case a.opts.AwaitStart:
 		<-r.ready
+	case !known && a.opts.ModelWait > 0:
+		t := time.NewTimer(a.opts.ModelWait)
+		defer t.Stop()
+		select {
+		case <-r.ready:
+		case <-t.C:
+			s.log.Debug().Dur("after", a.opts.ModelWait).Msg("claude has not listed its models yet; answering without them")
+		case <-ctx.Done():
+		}
 	}
 	return s, nil
 }
@@ -213,6 +292,31 @@ func (a *Adapter) checkPath() error {
 			"(npm install -g @anthropic-ai/claude-code) or give the path of its executable with "+
 			"--claude-path or ACPBRIDGE_CLAUDE_PATH", a.opts.Path, err)
 		return acp.NewError(acp.CodeInternalError, msg, map[string]any{"path": a.opts.Path})
+	}
+	return nil
+}
+
+// checkCwd refuses a working directory the CLI cannot be started in, when
+// the session opens: otherwise the first prompt fails with fork/exec's
+// "no such file or directory", which names the CLI's executable, not the
+// directory. ACP requires an absolute cwd (checked by the bridge as well);
+// that it exists matters only to a real process (the default launcher), so
+// in-process stand-ins may use recorded paths.
+func (a *Adapter) checkCwd(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return acp.InvalidParams("cwd", "must be an absolute path")
+	}
+	if !a.lookPath {
+		return nil
+	}
+	fi, err := os.Stat(cwd)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return acp.InvalidParams("cwd", fmt.Sprintf("directory %s does not exist", cwd))
+	case err != nil:
+		return acp.InvalidParams("cwd", err.Error())
+	case !fi.IsDir():
+		return acp.InvalidParams("cwd", fmt.Sprintf("%s is not a directory", cwd))
 	}
 	return nil
 }

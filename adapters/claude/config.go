@@ -123,12 +123,20 @@ func (s *Session) changeModel(v string) {
 func (s *Session) applyInit(body []byte) {
 	res := gjson.ParseBytes(body)
 	m := res.Get("current_permission_mode").String()
+	ms := parseModels(res.Get("models"))
+	if len(ms) > 0 {
+		s.a.models.put(s.cliKey, res.Get("claude_code_version").String(), ms)
+	}
 	s.mu.Lock()
-	if ms := parseModels(res.Get("models")); len(ms) > 0 {
+	// A session that opened with the list this executable reported last
+	// time tells the editor only when the list differs; one that opened
+	// without a list always sends the CLI's options.
+	listChanged := len(ms) > 0 && !slices.Equal(ms, s.models) || !s.listed
+	if len(ms) > 0 {
 		s.models = ms
 	}
 	first := !s.informed
-	s.informed = true
+	s.informed, s.listed = true, true
 	changed := first && validMode(m) && m != s.mode
 	if changed {
 		s.mode = m
@@ -137,6 +145,9 @@ func (s *Session) applyInit(body []byte) {
 	s.mu.Unlock()
 	if !first {
 		s.changeMode(m)
+		if listChanged {
+			s.update(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
+		}
 		return
 	}
 	s.update(acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{
@@ -144,7 +155,9 @@ func (s *Session) applyInit(body []byte) {
 	if changed {
 		s.update(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeID(m)}})
 	}
-	s.update(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
+	if changed || listChanged {
+		s.update(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
+	}
 }
 
 // autoDecision answers without asking when the session's mode or an

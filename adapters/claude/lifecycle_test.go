@@ -126,6 +126,11 @@ func newTestAdapter(t *testing.T, l *launcher, opts Options) *Adapter {
 	if opts.StopGrace == 0 {
 		opts.StopGrace = 50 * time.Millisecond
 	}
+	if opts.ModelWait == 0 {
+		// Some stand-ins never answer initialize; a test of the model
+		// list sets its own wait.
+		opts.ModelWait = -1
+	}
 	a := New(opts)
 	t.Cleanup(func() { _ = a.Close() })
 	return a

@@ -33,25 +33,25 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 	if err := replayChain(ctx, c, req.SessionID, filepath.Clean(req.Cwd), chain, log); err != nil {
 		return nil, err
 	}
-	return a.reopen(req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers, c)
+	return a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers, c)
 }
 
 // ResumeSession reopens a stored session like LoadSession, without
 // replaying it.
-func (a *Adapter) ResumeSession(_ context.Context, req acp.ResumeSessionRequest, c acp.Client) (acp.Session, error) {
+func (a *Adapter) ResumeSession(ctx context.Context, req acp.ResumeSessionRequest, c acp.Client) (acp.Session, error) {
 	if _, err := a.stored(req.SessionID, req.Cwd); err != nil {
 		return nil, err
 	}
-	return a.reopen(req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers, c)
+	return a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers, c)
 }
 
 // stored checks a load or resume request and returns the session's
 // transcript.
 func (a *Adapter) stored(id acp.SessionID, cwd string) (string, error) {
-	if !filepath.IsAbs(cwd) {
-		return "", acp.InvalidParams("cwd", "must be an absolute path")
-	}
 	if err := a.checkPath(); err != nil {
+		return "", err
+	}
+	if err := a.checkCwd(cwd); err != nil {
 		return "", err
 	}
 	a.mu.Lock()
@@ -64,8 +64,8 @@ func (a *Adapter) stored(id acp.SessionID, cwd string) (string, error) {
 }
 
 // reopen opens a stored session; its CLI resumes the stored conversation.
-func (a *Adapter) reopen(id acp.SessionID, cwd string, dirs []string, mcp []acp.McpServer, c acp.Client) (acp.Session, error) {
-	s, err := a.OpenSession(OpenOptions{ID: id, Cwd: filepath.Clean(cwd), AdditionalDirectories: dirs,
+func (a *Adapter) reopen(ctx context.Context, id acp.SessionID, cwd string, dirs []string, mcp []acp.McpServer, c acp.Client) (acp.Session, error) {
+	s, err := a.open(ctx, OpenOptions{ID: id, Cwd: filepath.Clean(cwd), AdditionalDirectories: dirs,
 		McpServers: mcp, Resume: true}, c)
 	if err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ func TestMissingExecutable(t *testing.T) {
 	id := storeSession(t, config, recordedCwd, data)
 	for _, path := range []string{filepath.Join(dir, "missing"), notExec, dir, "acpbridge-no-such-claude"} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			a := New(Options{Path: path, Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Logger: testLogger(t)})
+			a := New(Options{Path: path, Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Logger: testLogger(t), ModelCache: "-"})
 			defer a.Close()
 			rec := &transcript{}
 			c := updateRecorder(rec)

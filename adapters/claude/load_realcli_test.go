@@ -54,7 +54,7 @@ func (l *updateLog) take() []acp.SessionUpdate {
 // adapter (as after restarting the bridge), lists and loads the session
 // from the CLI's own transcript file and prompts again: the replay shows
 // what the live turn showed, and the resumed CLI answers with the whole
-// conversation as context. It skips unless CLAUDE_BIN is set.
+// conversation as context. It needs the real CLI (realCLIWorld).
 func TestRealCLILoadAfterRestart(t *testing.T) {
 	bin, home, tmp, project := realCLIWorld(t)
 	scenario := filepath.Join(recordedDir, "scenarios", "bash_allow.json")
@@ -79,6 +79,7 @@ func TestRealCLILoadAfterRestart(t *testing.T) {
 	t.Cleanup(srv.Close)
 	newAdapter := func() *Adapter {
 		a := New(Options{Path: bin, Env: modelserver.ClaudeEnv(url, home, tmp), Logger: testLogger(t),
+			ModelCache:  filepath.Join(home, "models.json"),
 			CancelGrace: 20 * time.Second, StopGrace: 2 * time.Second})
 		t.Cleanup(func() { _ = a.Close() })
 		return a

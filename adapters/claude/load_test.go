@@ -135,7 +135,8 @@ func TestLoadRecordedTranscripts(t *testing.T) {
 			config := t.TempDir()
 			id := storeSession(t, config, recordedCwd, data)
 			l := &launches{}
-			a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: l.launch, Logger: testLogger(t)})
+			a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: l.launch, Logger: testLogger(t),
+				ModelWait: -1}) // the stand-in lists no models: nothing to wait for
 			defer a.Close()
 			rec := &transcript{}
 			c := &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error {
@@ -278,7 +279,8 @@ func TestResumeDoesNotReplay(t *testing.T) {
 	config := t.TempDir()
 	id := storeSession(t, config, recordedCwd, data)
 	l := &launches{answer: true}
-	a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: l.launch, Logger: testLogger(t)})
+	a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: l.launch, Logger: testLogger(t),
+		ModelWait: -1}) // the stand-in lists no models: nothing to wait for
 	defer a.Close()
 	var mu sync.Mutex
 	var kinds []string
@@ -338,7 +340,8 @@ func TestLoadErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &launches{}
-			a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + tt.config}, Launch: l.launch, Logger: testLogger(t)})
+			a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + tt.config}, Launch: l.launch, Logger: testLogger(t),
+				ModelWait: -1}) // the stand-in lists no models: nothing to wait for
 			defer a.Close()
 			rec := &transcript{}
 			_, err := a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: tt.id, Cwd: tt.cwd}, updateRecorder(rec))
@@ -356,7 +359,8 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 	t.Run("already open", func(t *testing.T) {
-		a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: (&launches{}).launch, Logger: testLogger(t)})
+		a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: (&launches{}).launch, Logger: testLogger(t),
+			ModelWait: -1})
 		defer a.Close()
 		s, err := a.ResumeSession(t.Context(), acp.ResumeSessionRequest{SessionID: id, Cwd: recordedCwd}, &acptest.Client{})
 		if err != nil {
@@ -379,7 +383,8 @@ func TestLoadFromOtherProject(t *testing.T) {
 	}
 	config := t.TempDir()
 	id := storeSession(t, config, recordedCwd, data)
-	a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: (&launches{}).launch, Logger: testLogger(t)})
+	a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: (&launches{}).launch, Logger: testLogger(t),
+		ModelWait: -1})
 	defer a.Close()
 	rec := &transcript{}
 	s, err := a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: id, Cwd: "/somewhere/else"}, updateRecorder(rec))

@@ -11,16 +11,15 @@ import (
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures/claudecli"
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
-// realCLIWorld returns the real CLI ($CLAUDE_BIN) and fresh home, tmp and
-// project directories for it, skipping the test when CLAUDE_BIN is not set.
+// realCLIWorld returns the real CLI (claudecli.Require: $CLAUDE_BIN, else
+// the one make claude-cli installs) and fresh home, tmp and project
+// directories for it. Without a CLI the test skips, or fails under CI.
 func realCLIWorld(t *testing.T) (bin, home, tmp, project string) {
-	bin = os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		t.Skip("CLAUDE_BIN is not set; the real CLI is not run")
-	}
+	bin = claudecli.Require(t)
 	root := t.TempDir()
 	home, tmp, project = filepath.Join(root, "home"), filepath.Join(root, "tmp"), filepath.Join(root, "project")
 	for _, d := range []string{home, tmp, project} {
@@ -31,9 +30,8 @@ func realCLIWorld(t *testing.T) (bin, home, tmp, project string) {
 	return bin, home, tmp, project
 }
 
-// realCLI starts the adapter on the real Claude Code CLI ($CLAUDE_BIN, the
-// same convention as cmd/record) against the scripted model server playing
-// a recording scenario. It skips when CLAUDE_BIN is not set.
+// realCLI starts the adapter on the real Claude Code CLI (realCLIWorld)
+// against the scripted model server playing a recording scenario.
 func realCLI(t *testing.T, scenario string, client acp.Client) acp.Session {
 	bin, home, tmp, project := realCLIWorld(t)
 	sc, err := modelserver.Load(filepath.Join(recordedDir, "scenarios", scenario+".json"))
@@ -49,6 +47,7 @@ func realCLI(t *testing.T, scenario string, client acp.Client) acp.Session {
 		Logger:      testLogger(t),
 		CancelGrace: 20 * time.Second,
 		StopGrace:   2 * time.Second,
+		ModelCache:  filepath.Join(home, "models.json"),
 	})
 	t.Cleanup(func() { _ = a.Close() })
 	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: project}, client)

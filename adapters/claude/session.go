@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -28,6 +30,7 @@ type Session struct {
 	log    zerolog.Logger
 	mcp    string   // --mcp-config value, or ""
 	dirs   []string // --add-dir values
+	cliKey string   // the executable's key in the adapter's model cache
 
 	ctx    context.Context // ends at Close: stops waits and turns
 	cancel context.CancelFunc
@@ -47,6 +50,7 @@ type Session struct {
 	mode     string          // guarded by mu
 	model    string          // guarded by mu
 	models   []model         // guarded by mu
+	listed   bool            // the editor has been given the CLI's own list (or a remembered one); guarded by mu
 	rejects  map[string]bool // "always reject" rules (ruleKey); guarded by mu
 	informed bool            // commands and options were sent once; guarded by mu
 	closed   bool            // guarded by mu
@@ -61,6 +65,10 @@ type run struct {
 	err   error
 	p     proc.Process
 	c     *conn
+	// starting bounds the wait for initialize (StartTimeout); abort ends
+	// it early, when the prompt that waits for the start is cancelled.
+	starting context.Context
+	abort    context.CancelFunc
 }
 
 // ID returns the ACP session id (also the CLI's session id).
@@ -95,6 +103,7 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 		// cancelled ctx meanwhile: only a turn that was running is
 		// cancelled by Close.
 		if ctx.Err() != nil && !errors.Is(err, errSessionClosed) {
+			s.abortStart()
 			return acp.StopReasonCancelled, nil
 		}
 		return "", err
@@ -159,6 +168,27 @@ func (s *Session) ensure(ctx context.Context) (*run, error) {
 	}
 }
 
+// abortStart gives up a start that has not answered initialize yet: the
+// prompt waiting for it was cancelled, and a CLI that hangs at start-up
+// must not outlive that. The next prompt starts a new process.
+func (s *Session) abortStart() {
+	s.mu.Lock()
+	r := s.cur
+	if r == nil {
+		s.mu.Unlock()
+		return
+	}
+	select {
+	case <-r.ready:
+		s.mu.Unlock()
+		return // started (or failed) already
+	default:
+	}
+	s.cur = nil
+	s.mu.Unlock()
+	r.abort() // launch stops the process
+}
+
 // drop forgets r if it is the current process, so the next call restarts.
 // Nobody consumes r's events any more, so its reader must not wait for room
 // (Close waits for it).
@@ -180,25 +210,35 @@ func (s *Session) died(r *run, err error) error {
 	return exitError(err, r.p.StderrTail())
 }
 
-// kill stops a process that did not react to an interrupt.
+// kill stops a process that did not react to an interrupt. The stop runs in
+// the background, so the cancelled turn is answered at once: a hung CLI
+// (SIGSTOPped, say) takes the whole escalation to SIGKILL. Close waits for
+// it; the process's events are no longer consumed (drop), so nothing of the
+// turn reaches the editor after its answer.
 func (s *Session) kill(r *run) {
 	s.drop(r)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 4*s.a.opts.StopGrace)
-	defer cancel()
-	if err := r.p.Stop(ctx); err != nil {
-		s.log.Warn().Err(err).Msg("stopping claude")
-	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 4*s.a.opts.StopGrace)
+		defer cancel()
+		if err := r.p.Stop(ctx); err != nil {
+			s.log.Warn().Err(err).Msg("stopping claude")
+		}
+	}()
 }
 
 // startLocked starts a process in the background. Callers hold mu.
 func (s *Session) startLocked() *run {
 	r := &run{ready: make(chan struct{})}
+	r.starting, r.abort = context.WithTimeout(s.ctx, s.a.opts.StartTimeout)
 	s.cur = r
 	spec := s.spec(s.resume, s.mode, s.model)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer close(r.ready)
+		defer r.abort()
 		s.launch(r, spec)
 	}()
 	return r
@@ -208,22 +248,48 @@ func (s *Session) startLocked() *run {
 func (s *Session) launch(r *run, spec proc.Spec) {
 	p, err := s.a.opts.Launch(s.procCtx, spec)
 	if err != nil {
-		r.err = fmt.Errorf("%w: starting claude: %v", acp.ErrInternal, err)
+		r.err = s.startError(err, spec.Dir)
 		return
 	}
 	r.p = p
 	r.c = newConn(p, s.log, s.a.opts.Trace, s.a.opts.ReadWindow)
 	r.c.start(&s.wg)
-	body, err := r.c.request(s.ctx, "initialize", nil)
+	body, err := r.c.request(r.starting, "initialize", nil)
 	if err != nil {
 		if !r.c.isDone() {
 			r.c.release()
 			s.stop(p)
 		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			r.err = s.startTimeoutError(spec.Path)
+			return
+		}
 		r.err = exitError(err, p.StderrTail())
 		return
 	}
 	s.applyInit(body)
+}
+
+// startTimeoutError says which CLI did not answer initialize in time.
+func (s *Session) startTimeoutError(path string) error {
+	d := s.a.opts.StartTimeout
+	msg := fmt.Sprintf("claude (%s) did not answer its initialize request within %v and was stopped; "+
+		"raise the limit with --start-timeout or ACPBRIDGE_CLAUDE_START_TIMEOUT if it is only slow", path, d)
+	return acp.NewError(acp.CodeInternalError, msg, map[string]any{"path": path, "timeout": d.String()})
+}
+
+// startError describes a failure to start the CLI. The launcher's error
+// already says what it was starting ("starting claude: ..."). With the real
+// launcher, a working directory removed since the session opened makes
+// fork/exec fail with ENOENT under the executable's name, so that case
+// names the directory. (In-process stand-ins never enter the directory.)
+func (s *Session) startError(err error, dir string) error {
+	if s.a.lookPath && dir != "" && errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(dir); serr != nil {
+			return fmt.Errorf("%w: the session's working directory cannot be used: %v", acp.ErrInternal, serr)
+		}
+	}
+	return fmt.Errorf("%w: %v", acp.ErrInternal, err)
 }
 
 // stop ends a process gracefully (close stdin, then signals).

@@ -71,6 +71,9 @@ func TestResultOutcome(t *testing.T) {
 		{"end turn", `{"subtype":"success","is_error":false,"stop_reason":"end_turn"}`, false, acp.StopReasonEndTurn, 0},
 		{"max tokens", `{"subtype":"success","stop_reason":"max_tokens"}`, false, acp.StopReasonMaxTokens, 0},
 		{"refusal", `{"subtype":"success","stop_reason":"refusal"}`, false, acp.StopReasonRefusal, 0},
+		// Claude Code 2.1.329 retries a refusal once, then reports it as an
+		// error result that still says refusal: the stop reason wins.
+		{"refusal with is_error", `{"subtype":"success","is_error":true,"stop_reason":"refusal","terminal_reason":"api_error","result":"API Error: Opus 5.5's safeguards flagged this message"}`, false, acp.StopReasonRefusal, 0},
 		{"local command", `{"subtype":"success","stop_reason":null,"local_command":"compact"}`, false, acp.StopReasonEndTurn, 0},
 		{"max turns", `{"subtype":"error_max_turns","is_error":true}`, false, acp.StopReasonMaxTurnRequests, 0},
 		{"budget", `{"subtype":"error_max_budget_usd","is_error":true}`, false, acp.StopReasonMaxTurnRequests, 0},

@@ -34,6 +34,12 @@ type translator struct {
 	plan     taskPlan
 	used     uint64          // context tokens of the last main-thread message
 	bg       map[string]bool // background tasks still running, by task id
+	// notices is how the CLI's informational messages reach the editor;
+	// the zero value drops them (history replays).
+	notices noticeMode
+	// textOpen: agent text went out since the last paragraph, so the
+	// next paragraph needs a blank line before it.
+	textOpen bool
 }
 
 // toolUse is what the translator remembers of one tool use.
@@ -85,6 +91,8 @@ func (t *translator) handle(ev event) {
 		t.result(root)
 	case "system":
 		t.system(ev.subtype, root)
+	case "rate_limit_event":
+		t.notify(rateLimitNotice(root))
 	default:
 		t.log.Debug().Str("type", ev.typ).Msg("skipping unknown claude output")
 	}
@@ -239,6 +247,7 @@ func (t *translator) sendChunk(text string, thought bool, parent string) {
 	if thought {
 		t.send(acp.SessionUpdate{AgentThoughtChunk: c})
 	} else {
+		t.textOpen = true
 		t.send(acp.SessionUpdate{AgentMessageChunk: c})
 	}
 }
@@ -250,10 +259,17 @@ func (t *translator) assistant(root gjson.Result) {
 	id := msg.Get("id").String()
 	parent := root.Get("parent_tool_use_id").String()
 	apiError := root.Get("is_api_error_message").Bool()
+	// An API error's text becomes the prompt's error, except a refusal's:
+	// the turn ends with stop reason refusal, so the CLI's explanation
+	// (what was refused, what to try) must reach the user as text.
+	refusal := apiError && msg.Get("stop_reason").String() == "refusal"
 	for _, b := range msg.Get("content").Array() {
 		switch b.Get("type").String() {
 		case "text":
-			if !t.streamed[streamKey{id, false}] && !apiError {
+			switch {
+			case refusal:
+				t.paragraph(b.Get("text").String())
+			case !t.streamed[streamKey{id, false}] && !apiError:
 				t.sendChunk(b.Get("text").String(), false, parent)
 			}
 		case "thinking":
@@ -488,6 +504,10 @@ func (t *translator) system(subtype string, root gjson.Result) {
 		}
 	case "task_notification":
 		delete(t.bg, root.Get("task_id").String())
+	case "informational":
+		t.notify(informationalNotice(root))
+	case "api_retry":
+		t.notify(apiRetryNotice(root))
 	case "task_updated":
 		switch root.Get("patch.status").String() {
 		case "completed", "failed", "stopped", "killed":

@@ -208,8 +208,14 @@ func (t *turn) outcome() (acp.StopReason, error) {
 }
 
 // resultOutcome maps a result frame: limits are stop reasons, failures are
-// errors carrying the CLI's own message.
+// errors carrying the CLI's own message. A refusal is a stop reason whatever
+// is_error says: Claude Code retries a refused reply once and then reports
+// is_error true with stop_reason refusal, and ACP has a stop reason for
+// exactly that (the CLI's explanation has already gone out as agent text).
 func resultOutcome(res gjson.Result, authError bool) (acp.StopReason, error) {
+	if res.Get("stop_reason").String() == "refusal" {
+		return acp.StopReasonRefusal, nil
+	}
 	switch res.Get("subtype").String() {
 	case "error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries":
 		return acp.StopReasonMaxTurnRequests, nil
@@ -227,11 +233,8 @@ func resultOutcome(res gjson.Result, authError bool) (acp.StopReason, error) {
 		}
 		return "", acp.NewError(acp.CodeInternalError, msg, resultData(res))
 	}
-	switch res.Get("stop_reason").String() {
-	case "max_tokens":
+	if res.Get("stop_reason").String() == "max_tokens" {
 		return acp.StopReasonMaxTokens, nil
-	case "refusal":
-		return acp.StopReasonRefusal, nil
 	}
 	return acp.StopReasonEndTurn, nil
 }

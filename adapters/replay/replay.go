@@ -10,6 +10,24 @@
 // notifications and returns a session that serves further prompts (the
 // recording's turns, played again).
 //
+// # When the editor answers otherwise
+//
+// A recording holds one answer to each permission question, and what
+// followed came from that answer. When the editor chooses otherwise, the
+// replay does not pretend: playing the recorded "allow" after a reject
+// would show a tool that ran against the user's choice. Instead:
+//
+//   - a cancelled outcome ends the turn with stopReason "cancelled", the
+//     tool failed, as the CLI ends a turn it is told to stop;
+//   - a reject where the recording allowed (or an allow where it rejected)
+//     fails the tool with a message saying the recording cannot follow the
+//     editor's choice, says the same as the agent's last words, and ends
+//     the turn with "end_turn".
+//
+// Either way the rest of the recorded turn is skipped; the next prompt
+// plays the recording's next turn. Allow once and allow always are the same
+// answer to a recording, as are reject once and reject always.
+//
 // New serves a fixture held in memory (fixtures.Load); Stream serves one
 // opened with fixtures.Open, whose agent script each session reads from the
 // file as it plays, so a long recording costs no more memory than a short
@@ -136,7 +154,8 @@ func (a *Adapter) launch(_ context.Context, spec proc.Spec) (proc.Process, error
 		return nil, fmt.Errorf("replaying: %w", err)
 	}
 	live := sessionArg(spec.Args)
-	opts := fakeagent.Options{SessionID: live, RecordedSessionID: string(a.recorded), Pace: a.opts.Pace}
+	opts := fakeagent.Options{SessionID: live, RecordedSessionID: string(a.recorded), Pace: a.opts.Pace,
+		StopOnOtherAnswer: true}
 	return proc.InProcess(spec.Name, func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		return fakeagent.Play(ctx, a.src.script, stdin, stdout, opts)
 	}), nil

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
@@ -19,24 +22,39 @@ type globals struct {
 	logFormat string
 	trace     string
 
+	stdout, stderr io.Writer // ACP (when serving stdio), help and version; errors and logs
+
 	logger  zerolog.Logger
 	tracer  *bridge.Trace
 	closers []io.Closer
 }
 
-// newApp builds the command line. Help and errors go to stderr: stdout is
-// reserved for ACP (urfave/cli writes usage to App.Writer, stdout by default).
-func newApp() *cli.App {
-	g := &globals{}
-	return &cli.App{
-		Name:      "acpbridge",
-		Usage:     "use any command-line coding agent from any ACP editor",
-		Version:   version,
-		Writer:    os.Stderr,
-		ErrWriter: os.Stderr,
+// run runs the command line and returns the process's exit code. Asking for
+// help or the version serves no ACP, so the answer goes to stdout like any
+// other program's; a mistake on the command line is said once, on stderr,
+// with exit code 2.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return exitCode(newApp(stdout, stderr).RunContext(ctx, args), stderr)
+}
+
+// newApp builds the command line. ACP, help and the version go to stdout;
+// errors and logs to stderr. Every usage error is returned, never printed
+// by urfave/cli (which would print it to App.Writer, then return it to be
+// printed again), and nothing calls os.Exit: run reports each error once.
+func newApp(stdout, stderr io.Writer) *cli.App {
+	g := &globals{stdout: stdout, stderr: stderr}
+	app := &cli.App{
+		Name:           "acpbridge",
+		Usage:          "use any command-line coding agent from any ACP editor",
+		Version:        version,
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		ExitErrHandler: func(*cli.Context, error) {},
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"ACPBRIDGE_LOG_LEVEL"},
-				Usage: "trace, debug, info, warn, error or disabled", Destination: &g.logLevel},
+			&cli.StringFlag{Name: "log-level", EnvVars: []string{"ACPBRIDGE_LOG_LEVEL"},
+				Usage:       "trace, debug, info, warn, error or disabled",
+				DefaultText: "warn when serving stdio to a non-terminal stderr, else info",
+				Destination: &g.logLevel},
 			&cli.StringFlag{Name: "log-file", EnvVars: []string{"ACPBRIDGE_LOG_FILE"},
 				Usage: "write logs (zerolog JSON) to `FILE` instead of stderr", Destination: &g.logFile},
 			&cli.StringFlag{Name: "log-format", EnvVars: []string{"ACPBRIDGE_LOG_FORMAT"},
@@ -47,6 +65,15 @@ func newApp() *cli.App {
 		},
 		Before: g.setup,
 		After:  g.teardown,
+		Action: func(c *cli.Context) error {
+			switch c.Args().First() {
+			case "":
+				return usageError(c, "no command given (claude, replay or serve)")
+			case "help":
+				return help(c)
+			}
+			return usageError(c, fmt.Sprintf("unknown command %q", c.Args().First()))
+		},
 		Commands: append([]*cli.Command{
 			claudeCommand(g, g.serveStdio),
 			replayCommand(g, g.serveStdio),
@@ -54,15 +81,125 @@ func newApp() *cli.App {
 			agentsCommand(os.Stdout),
 		}, passthroughCommands(g, g.serveStdio)...),
 		HideHelpCommand: true,
+		OnUsageError:    onUsageError,
+	}
+	quietUsage(app.Commands)
+	return app
+}
+
+// help answers `acpbridge help [COMMAND]`, as people type it out of habit.
+// It is not a command: a command named help would keep urfave/cli from
+// adding --help.
+func help(c *cli.Context) error {
+	if c.NArg() == 1 {
+		return cli.ShowAppHelp(c)
+	}
+	name := c.Args().Get(1)
+	if cmd := c.App.Command(name); cmd == nil || cmd.Hidden {
+		return usageError(c, fmt.Sprintf("unknown command %q", name))
+	}
+	return cli.ShowCommandHelp(c, name)
+}
+
+// quietUsage makes every command return its flag errors instead of printing
+// them with its help, and drops the generated help subcommand of commands
+// that have none (their --help remains).
+func quietUsage(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = onUsageError
+		c.HideHelpCommand = true
+		quietUsage(c.Subcommands)
 	}
 }
 
-func (g *globals) setup(c *cli.Context) error {
-	level, err := zerolog.ParseLevel(g.logLevel)
-	if err != nil {
-		return cli.Exit(fmt.Sprintf("--log-level: %v", err), 2)
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag --" + strings.TrimPrefix(f, "-")
 	}
-	var out io.Writer = os.Stderr
+	return usageError(c, msg)
+}
+
+// usageErr is a mistake on the command line: exit code 2, and a pointer to
+// the help of the command it was made in.
+type usageErr struct {
+	msg     string
+	command string // "acpbridge serve"
+}
+
+func (e *usageErr) Error() string { return e.msg }
+
+func usageError(c *cli.Context, msg string) error {
+	name := "acpbridge"
+	if c != nil && c.Command != nil && c.Command.HelpName != "" {
+		name = c.Command.HelpName
+	}
+	return &usageErr{msg: msg, command: name}
+}
+
+// exitCode reports err on w, once, and returns the exit code for it.
+func exitCode(err error, w io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var ue *usageErr
+	if errors.As(err, &ue) {
+		fmt.Fprintf(w, "acpbridge: %s\nRun '%s --help' for usage.\n", ue.msg, ue.command)
+		return 2
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := ec.Error(); msg != "" {
+			fmt.Fprintln(w, "acpbridge:", msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(w, "acpbridge:", err)
+	return 1
+}
+
+// parseLevel maps the values --log-level takes. (zerolog.ParseLevel also
+// takes numbers, fatal and panic, and its error says it defaults.)
+func parseLevel(s string) (zerolog.Level, bool) {
+	switch s {
+	case "trace":
+		return zerolog.TraceLevel, true
+	case "debug":
+		return zerolog.DebugLevel, true
+	case "info":
+		return zerolog.InfoLevel, true
+	case "warn":
+		return zerolog.WarnLevel, true
+	case "error":
+		return zerolog.ErrorLevel, true
+	case "disabled":
+		return zerolog.Disabled, true
+	}
+	return zerolog.NoLevel, false
+}
+
+// defaultLevel is the log level when --log-level is not given. Editors show
+// an agent's stderr to the user (agent-shell lists each line as a notice),
+// so an editor's bridge says only what needs attention: warn. A person at a
+// terminal, a log file someone asked for, and `serve` (run by hand or by a
+// service manager, whose address line is info) get info.
+// args are the command and its arguments.
+func (g *globals) defaultLevel(args []string) zerolog.Level {
+	if g.logFile != "" || isTerminal(g.stderr) || (len(args) > 0 && args[0] == "serve") {
+		return zerolog.InfoLevel
+	}
+	return zerolog.WarnLevel
+}
+
+func (g *globals) setup(c *cli.Context) error {
+	level, ok := parseLevel(g.logLevel)
+	switch {
+	case g.logLevel == "":
+		level = g.defaultLevel(c.Args().Slice())
+	case !ok:
+		return usageError(c, fmt.Sprintf("--log-level %q is not one of trace, debug, info, warn, error, disabled", g.logLevel))
+	}
+	var out io.Writer = g.stderr
 	if g.logFile != "" {
 		f, err := os.OpenFile(g.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -76,11 +213,11 @@ func (g *globals) setup(c *cli.Context) error {
 	case "console":
 		out = zerolog.ConsoleWriter{Out: out}
 	case "":
-		if g.logFile == "" && isTerminal(os.Stderr) {
+		if g.logFile == "" && isTerminal(g.stderr) {
 			out = zerolog.ConsoleWriter{Out: out}
 		}
 	default:
-		return cli.Exit("--log-format must be json or console", 2)
+		return usageError(c, fmt.Sprintf("--log-format %q is not json or console", g.logFormat))
 	}
 	g.logger = zerolog.New(out).Level(level).With().Timestamp().Logger()
 	c.Context = g.logger.WithContext(c.Context)
@@ -102,7 +239,12 @@ func (g *globals) teardown(*cli.Context) error {
 	return nil
 }
 
-func isTerminal(f *os.File) bool {
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
@@ -133,5 +275,5 @@ func (g *globals) serveStdio(c *cli.Context, a bridge.Adapter) error {
 	defer a.Close()
 	in := stdin()
 	defer in.Close()
-	return srv.ServeStdio(c.Context, in, os.Stdout)
+	return srv.ServeStdio(c.Context, in, g.stdout)
 }

@@ -29,6 +29,10 @@ func claudeCommand(g *globals, serve serveFunc) *cli.Command {
 				Usage: "initial mode: default, acceptEdits, plan, dontAsk, bypassPermissions or auto", Destination: &o.PermissionMode},
 			&cli.StringFlag{Name: "model", EnvVars: []string{"ACPBRIDGE_CLAUDE_MODEL"},
 				Usage: "initial model (the CLI's default when empty)", Destination: &o.Model},
+			&cli.DurationFlag{Name: "start-timeout", Value: claude.DefaultStartTimeout, EnvVars: []string{"ACPBRIDGE_CLAUDE_START_TIMEOUT"},
+				Usage: "how long a starting CLI may take to answer its initialize request before it is stopped and the prompt fails", Destination: &o.StartTimeout},
+			&cli.StringFlag{Name: "model-cache", EnvVars: []string{"ACPBRIDGE_CLAUDE_MODEL_CACHE"},
+				Usage: "file that keeps the CLI's model list between runs, so a new session lists the models at once (default: claude-models.json in the user's cache dir; - keeps it in memory)", Destination: &o.ModelCache},
 			&cli.DurationFlag{Name: "read-window", Value: claude.DefaultReadWindow, EnvVars: []string{"ACPBRIDGE_CLAUDE_READ_WINDOW"},
 				Usage: "while the CLI streams fast, let its output gather this long between reads; the deltas of one read go out as one chunk (0: read every line at once)", Destination: &o.ReadWindow},
 		},
@@ -37,6 +41,9 @@ func claudeCommand(g *globals, serve serveFunc) *cli.Command {
 			case "", "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto":
 			default:
 				return cli.Exit(fmt.Sprintf("--permission-mode %q is not one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto", o.PermissionMode), 2)
+			}
+			if o.StartTimeout <= 0 {
+				return cli.Exit(fmt.Sprintf("--start-timeout %v is not positive", o.StartTimeout), 2)
 			}
 			if o.ReadWindow < 0 {
 				return cli.Exit(fmt.Sprintf("--read-window %v is negative", o.ReadWindow), 2)

@@ -21,6 +21,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/acpbridge/acpbridge/fixtures/claudecli"
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
@@ -148,20 +149,15 @@ type claudeBench struct {
 	peer     string // the peer's entry script
 	scenario *modelserver.Scenario
 	text     string // the streaming turn's whole text
+	// modelCache is acpbridge's model list file, shared by its samples.
+	modelCache string
 }
 
 // claudeBenchEnv finds the CLI (skipping without it) and the peer. With
 // needPeer a missing peer skips too; otherwise the peer is left out.
 func claudeBenchEnv(tb testing.TB, needPeer bool) *claudeBench {
 	tb.Helper()
-	e := &claudeBench{cli: os.Getenv("CLAUDE_BIN")}
-	if e.cli == "" {
-		found, _ := filepath.Glob(filepath.Join(repoRoot(), ".cache", "claude", "node_modules", "@anthropic-ai", "claude-code-*", "claude"))
-		if len(found) == 0 {
-			tb.Skip("Claude Code CLI not found: set CLAUDE_BIN, or install it with scripts/install-claude.sh (make bench-claude does)")
-		}
-		e.cli = found[0]
-	}
+	e := &claudeBench{cli: claudecli.Require(tb), modelCache: filepath.Join(tb.TempDir(), "claude-models.json")}
 	e.peer = filepath.Join(repoRoot(), "bench", "peer", "node_modules", "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")
 	node, err := exec.LookPath("node")
 	if _, serr := os.Stat(e.peer); serr != nil || err != nil {
@@ -252,7 +248,11 @@ func (e *claudeBench) sample(ctx context.Context, s subject) (claudeSample, erro
 	defer cancel()
 	switch s.kind {
 	case subjectBridge:
-		return e.adapterSample(ctx, sb, []string{binPath, "claude", "--claude-path", e.cli}, s.env)
+		// The model list the CLI gave in an earlier sample is known, as it
+		// is to a bridge that has run once on the machine: session/new is
+		// measured with it known (only the first sample waits for it).
+		env := append([]string{"ACPBRIDGE_CLAUDE_MODEL_CACHE=" + e.modelCache}, s.env...)
+		return e.adapterSample(ctx, sb, []string{binPath, "claude", "--claude-path", e.cli}, env)
 	case subjectPeer:
 		// The peer runs the CLI named by CLAUDE_CODE_EXECUTABLE, with the
 		// environment it was given (HOME, CLAUDE_CONFIG_DIR, the server).

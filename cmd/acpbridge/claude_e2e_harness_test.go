@@ -22,6 +22,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures/claudecli"
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
@@ -37,29 +38,12 @@ func e2eRepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// e2eClaudeCLI finds the Claude Code executable: $CLAUDE_BIN, else the one
-// scripts/install-claude.sh puts under .cache/claude. Without it the test
-// is skipped, except under CI=true, where it must run.
+// e2eClaudeCLI finds the Claude Code executable (claudecli.Require: $CLAUDE_BIN,
+// else the one make claude-cli installs under .cache/claude). Without it the
+// test is skipped, except under CI=true, where it must run.
 func e2eClaudeCLI(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("CLAUDE_BIN"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("CLAUDE_BIN: %v", err)
-		}
-		return p
-	}
-	matches, _ := filepath.Glob(filepath.Join(e2eRepoRoot(), ".cache", "claude", "node_modules", "@anthropic-ai", "claude-code-*", "claude"))
-	for _, m := range matches {
-		if fi, err := os.Stat(m); err == nil && fi.Mode()&0o111 != 0 {
-			return m
-		}
-	}
-	msg := "Claude Code CLI not installed: run scripts/install-claude.sh (it installs the pinned version into .cache/claude), or set CLAUDE_BIN"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	return claudecli.Require(t)
 }
 
 // e2eScenario is a scenario file: the model's part plus the project files

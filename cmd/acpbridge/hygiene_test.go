@@ -19,9 +19,10 @@ import (
 
 // TestShutdownLeavesNoChild runs `acpbridge claude` against a stand-in CLI
 // (a shell script that starts a grandchild, then execs the fake agent playing
-// a recorded session) and checks that on stdin EOF, and on SIGTERM in the
-// middle of a turn, the bridge exits within 2 s and no process it started
-// survives: neither the CLI nor the grandchild the CLI left behind.
+// a recorded session) and checks that on stdin EOF, and on SIGTERM or SIGINT
+// in the middle of a turn, the bridge exits within 2 s and no process it started
+// survives: neither the CLI nor the grandchild the CLI left behind. The open
+// session/prompt is answered "cancelled" before the bridge exits.
 func TestShutdownLeavesNoChild(t *testing.T) {
 	tests := []struct {
 		name string
@@ -30,6 +31,11 @@ func TestShutdownLeavesNoChild(t *testing.T) {
 		{"stdin EOF during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) { stdin.Close() }},
 		{"SIGTERM during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) {
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"SIGINT during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) {
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -92,13 +98,32 @@ func TestShutdownLeavesNoChild(t *testing.T) {
 
 			start := time.Now()
 			tt.stop(t, cmd, stdin)
-			go io.Copy(io.Discard, r)
+			// Every open request is answered before the bridge exits: the
+			// prompt ends "cancelled", whichever way the bridge was stopped.
+			answer := make(chan map[string]any, 1)
+			go func() {
+				defer close(answer)
+				for {
+					line, err := r.ReadBytes('\n')
+					if err != nil {
+						return
+					}
+					var m map[string]any
+					if json.Unmarshal(line, &m) == nil && m["id"] == float64(3) {
+						answer <- m
+					}
+				}
+			}()
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			select {
 			case <-done:
 			case <-time.After(2 * time.Second):
 				t.Fatalf("bridge still running 2s after the stop")
+			}
+			res, _ := (<-answer)["result"].(map[string]any)
+			if res["stopReason"] != "cancelled" {
+				t.Errorf("session/prompt (id 3) answer = %v, want stopReason cancelled before the bridge exits", res)
 			}
 			t.Logf("bridge exited %v after the stop", time.Since(start).Round(time.Millisecond))
 			for _, pid := range pids {

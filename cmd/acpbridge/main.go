@@ -1,18 +1,15 @@
 // Command acpbridge is an ACP agent for editors that wraps command-line coding
 // agents: it speaks ACP v1 on stdin/stdout and the wrapped CLI's native
-// protocol to a child process. Only ACP frames ever go to stdout; logs go to
-// stderr or --log-file.
+// protocol to a child process. While it serves, only ACP frames go to
+// stdout; logs go to stderr or --log-file. --help and --version, which serve
+// no ACP, answer on stdout.
 package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/urfave/cli/v2"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -26,22 +23,7 @@ func main() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := newApp().RunContext(ctx, os.Args)
+	code := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err))
-}
-
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ec cli.ExitCoder
-	if errors.As(err, &ec) {
-		if msg := ec.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "acpbridge:", msg)
-		}
-		return ec.ExitCode()
-	}
-	fmt.Fprintln(os.Stderr, "acpbridge:", err)
-	return 1
+	os.Exit(code)
 }

@@ -24,7 +24,7 @@ func replayCommand(g *globals, serve serveFunc) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return cli.Exit("replay takes exactly one FIXTURE file (for example fixtures/claude/demo.txtar)", 2)
+				return usageError(c, "replay takes exactly one FIXTURE file (for example fixtures/claude/demo.txtar)")
 			}
 			// The agent script stays on disk: each session streams it.
 			rec, err := fixtures.Open(c.Args().First())

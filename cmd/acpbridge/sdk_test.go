@@ -150,3 +150,57 @@ func TestSDKClientDrivesReplay(t *testing.T) {
 
 // quietLogger keeps the SDK's own logging out of the test output.
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestSDKClientAnswersOtherwise: the independent SDK client rejects, or
+// cancels, the permission the demo recording allowed. The replay must not
+// play the recorded allow: the tool fails and the turn ends honestly.
+func TestSDKClientAnswersOtherwise(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		answer sdk.PermissionOptionKind // a kind not offered makes the client cancel
+		stop   sdk.StopReason
+	}{
+		{"reject", sdk.PermissionOptionKindRejectOnce, sdk.StopReasonEndTurn},
+		{"cancelled", "none", sdk.StopReasonCancelled},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := startBridge(t, "replay", fixture("claude/demo.txtar"))
+			cl := &sdkClient{answer: tt.answer}
+			conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
+			conn.SetLogger(quietLogger())
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+			sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+			if err != nil {
+				t.Fatalf("session/new: %v", err)
+			}
+			res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId,
+				Prompt: []sdk.ContentBlock{sdk.TextBlock("Add a hello-world command")}})
+			if err != nil {
+				t.Fatalf("session/prompt: %v", err)
+			}
+			if res.StopReason != tt.stop {
+				t.Errorf("stopReason = %q, want %q", res.StopReason, tt.stop)
+			}
+			cl.mu.Lock()
+			defer cl.mu.Unlock()
+			final := map[sdk.ToolCallId]sdk.ToolCallStatus{}
+			for _, u := range cl.updates {
+				if tc := u.ToolCallUpdate; tc != nil && tc.Status != nil {
+					final[tc.ToolCallId] = *tc.Status
+				}
+			}
+			if len(cl.asked) != 1 || len(final) != 1 {
+				t.Fatalf("%d permission requests, final tool states %v; want one tool, asked once", len(cl.asked), final)
+			}
+			for id, st := range final {
+				if st != sdk.ToolCallStatusFailed {
+					t.Errorf("tool %s ended %q, want failed", id, st)
+				}
+			}
+		})
+	}
+}

@@ -58,6 +58,13 @@ func serveCommand(g *globals) *cli.Command {
 			claudeCommand(g, s.serve),
 			replayCommand(g, s.serve),
 		}, passthroughCommands(g, s.serve)...),
+		// Reached only when no adapter command follows.
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError(c, "serve needs an adapter to serve (claude or replay)")
+			}
+			return usageError(c, fmt.Sprintf("serve: unknown adapter %q (claude or replay)", c.Args().First()))
+		},
 		HideHelpCommand: true,
 	}
 }
@@ -85,8 +92,12 @@ func (s *httpServe) serve(c *cli.Context, a bridge.Adapter) error {
 		opts.AllowedHosts = append(opts.AllowedHosts, s.host)
 	}
 	log := s.g.logger
-	log.Info().Str("addr", ln.Addr().String()).Str("url", "http://"+ln.Addr().String()+"/acp").
-		Bool("token", s.token != "").Msg("listening")
+	url, all := listenURL(s.host, ln.Addr())
+	ev := log.Info().Str("addr", ln.Addr().String()).Str("url", url).Bool("token", s.token != "")
+	if all {
+		ev = ev.Str("interfaces", "all")
+	}
+	ev.Msg("listening")
 	srv := bridge.New(a, bridge.Options{Version: version, Logger: log, Trace: s.g.tracer})
 	err = srv.ServeListener(c.Context, ln, opts)
 	log.Info().Msg("stopped serving")
@@ -111,6 +122,30 @@ func (s *httpServe) check() error {
 			"so that only clients that have it get in", s.host), 2)
 	}
 	return nil
+}
+
+// listenURL is the URL to print for a listener on host: one a person can
+// open. A listener on every interface ("0.0.0.0", "::" or "") reports its
+// address as "[::]:PORT" or "0.0.0.0:PORT", which no browser or client
+// reaches; it is reached on loopback from this machine (and on any of its
+// addresses from others), so the URL names loopback and all reports that it
+// listens on every interface. A host name stays as given, an IPv6 literal
+// is bracketed.
+func listenURL(host string, addr net.Addr) (url string, all bool) {
+	port := "0"
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		port = strconv.Itoa(ta.Port)
+	} else if _, p, err := net.SplitHostPort(addr.String()); err == nil {
+		port = p
+	}
+	ip := net.ParseIP(host)
+	switch {
+	case host == "" || (ip != nil && ip.IsUnspecified() && ip.To4() != nil):
+		host, all = "127.0.0.1", true
+	case ip != nil && ip.IsUnspecified():
+		host, all = "::1", true
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/acp", all
 }
 
 // isLoopbackHost reports whether host names only this machine.

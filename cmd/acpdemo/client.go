@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 )
 
 // msg is a JSON-RPC frame as this client reads it.
@@ -29,23 +28,27 @@ type rpcError struct {
 
 func (e *rpcError) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
 
-// client is a minimal NDJSON JSON-RPC peer.
+// client is a minimal NDJSON JSON-RPC peer. One goroutine, the one that
+// runs the session, handles every frame in the order the agent wrote it:
+// answers, updates and permission requests alike. (Printing updates from
+// the reader while the session goroutine printed the answers let the
+// commands line, sent right after the session/new answer, overtake the
+// session line.) The reader goroutine only splits and decodes lines.
 type client struct {
 	w      io.Writer
 	r      *bufio.Reader
 	out    *printer
 	answer string
 
-	wmu     sync.Mutex
-	mu      sync.Mutex
-	next    int
-	pending map[string]chan msg // guarded by mu
-	done    chan struct{}       // closed when the agent's stdout ends
+	next   int           // the last request id used
+	frames chan msg      // decoded frames, in arrival order; closed at EOF
+	stop   chan struct{} // closed when the session no longer reads frames
+	done   chan struct{} // closed when readLoop returns
 }
 
 func newClient(w io.Writer, r io.Reader, out *printer, answer string) *client {
 	return &client{w: w, r: bufio.NewReaderSize(r, 1<<16), out: out, answer: answer,
-		pending: make(map[string]chan msg), done: make(chan struct{})}
+		frames: make(chan msg), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 func (c *client) write(m msg) error {
@@ -54,19 +57,15 @@ func (c *client) write(m msg) error {
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	_, err = c.w.Write(append(b, '\n'))
 	return err
 }
 
+// call sends a request and handles every frame that arrives until its
+// answer does.
 func (c *client) call(ctx context.Context, method string, params, result any) error {
-	c.mu.Lock()
 	c.next++
 	id := json.RawMessage(fmt.Sprint(c.next))
-	ch := make(chan msg, 1)
-	c.pending[string(id)] = ch
-	c.mu.Unlock()
 	p, err := json.Marshal(params)
 	if err != nil {
 		return err
@@ -74,28 +73,50 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 	if err := c.write(msg{ID: id, Method: method, Params: p}); err != nil {
 		return err
 	}
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return m.Error
+	for {
+		select {
+		case m, ok := <-c.frames:
+			if !ok {
+				return errors.New("agent closed its output")
+			}
+			if m.Method != "" {
+				c.handle(m)
+				continue
+			}
+			if string(m.ID) != string(id) {
+				continue // an answer to nothing this client asked
+			}
+			if m.Error != nil {
+				return m.Error
+			}
+			if result != nil {
+				return json.Unmarshal(m.Result, result)
+			}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		if result != nil {
-			return json.Unmarshal(m.Result, result)
-		}
-		return nil
-	case <-c.done:
-		return errors.New("agent closed its output")
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 
+// readLoop decodes the agent's stdout into frames until EOF, or until the
+// session stops reading; it then reads on to EOF so the agent never blocks
+// writing.
 func (c *client) readLoop() {
 	defer close(c.done)
+	defer close(c.frames)
 	for {
 		line, err := c.r.ReadBytes('\n')
 		if len(line) > 1 {
-			c.dispatch(line)
+			var m msg
+			if jerr := json.Unmarshal(line, &m); jerr != nil {
+				fmt.Fprintf(os.Stderr, "acpdemo: agent wrote a non-JSON line on stdout: %q\n", line)
+			} else {
+				select {
+				case c.frames <- m:
+				case <-c.stop:
+				}
+			}
 		}
 		if err != nil {
 			return
@@ -103,28 +124,16 @@ func (c *client) readLoop() {
 	}
 }
 
-func (c *client) dispatch(line []byte) {
-	var m msg
-	if err := json.Unmarshal(line, &m); err != nil {
-		fmt.Fprintf(os.Stderr, "acpdemo: agent wrote a non-JSON line on stdout: %q\n", line)
-		return
-	}
-	switch {
-	case m.Method == "session/update":
+// handle deals with a request or notification from the agent.
+func (c *client) handle(m msg) {
+	switch m.Method {
+	case "session/update":
 		c.out.update(m.Params)
-	case m.Method == "session/request_permission":
-		go c.permission(m)
-	case m.Method != "":
+	case "session/request_permission":
+		c.permission(m)
+	default:
 		if len(m.ID) > 0 {
 			c.write(msg{ID: m.ID, Error: &rpcError{Code: -32601, Message: "Method not found"}})
-		}
-	default:
-		c.mu.Lock()
-		ch := c.pending[string(m.ID)]
-		delete(c.pending, string(m.ID))
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- m
 		}
 	}
 }

@@ -79,7 +79,9 @@ func run(ctx context.Context, argv, prompts []string, answer string, out *printe
 	c := newClient(stdin, stdout, out, answer)
 	go c.readLoop()
 	err = c.session(ctx, prompts)
+	close(c.stop)
 	stdin.Close()
+	<-c.done // stdout is read to EOF before Wait closes it
 	if werr := cmd.Wait(); err == nil && werr != nil {
 		err = fmt.Errorf("agent exited: %w", werr)
 	}

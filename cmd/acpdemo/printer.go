@@ -4,22 +4,36 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 )
 
 // printer renders the conversation for a person. Streaming text chunks are
 // joined into paragraphs; everything else starts its own line.
+//
+// A tool is shown under one name. An agent announces a tool before it knows
+// its input (Claude Code's stream starts a Bash call as "Terminal", a Write
+// as "Write") and names it properly in a later update; so a pending tool is
+// held back until it has news (a status, a permission question) or something
+// else is printed, and the name it is first printed with is kept.
 type printer struct {
 	mu     sync.Mutex
 	w      io.Writer
 	color  bool
-	stream string            // guarded by mu; "agent" or "thought" while a chunk run is open
-	tools  map[string]string // guarded by mu; tool call id -> title
+	stream string           // guarded by mu; "agent" or "thought" while a chunk run is open
+	tools  map[string]*tool // guarded by mu; by tool call id
+	held   []string         // guarded by mu; ids of announced tools not printed yet, in order
+}
+
+// tool is what the printer knows of a tool call.
+type tool struct {
+	title, kind string
+	printed     bool // title and kind are final
 }
 
 func newPrinter(w io.Writer, color bool) *printer {
-	return &printer{w: w, color: color, tools: make(map[string]string)}
+	return &printer{w: w, color: color, tools: make(map[string]*tool)}
 }
 
 func (p *printer) paint(code, s string) string {
@@ -29,12 +43,32 @@ func (p *printer) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-// line ends any open chunk run and prints one line.
+// line prints one line after any held tool and the open chunk run.
 func (p *printer) line(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.flushHeld("")
+	p.printf(format, args...)
+}
+
+// printf ends any open chunk run and prints one line. p.mu is held.
+func (p *printer) printf(format string, args ...any) {
 	p.endRun()
 	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// flushHeld prints the held tools as pending, except skip. p.mu is held.
+func (p *printer) flushHeld(skip string) {
+	held := p.held
+	p.held = nil
+	for _, id := range held {
+		if id == skip {
+			continue
+		}
+		t := p.tools[id]
+		t.printed = true
+		p.printf("  %s %s [%s] pending", p.paint("1;36", "tool:"), t.title, t.kind)
+	}
 }
 
 func (p *printer) endRun() {
@@ -51,12 +85,14 @@ func (p *printer) banner(title, name, version string, proto int) {
 	p.line("%s %s %s (ACP protocol %d)", p.paint("1", "agent:"), title, version, proto)
 }
 
-func (p *printer) session(id, mode string) {
+// session announces the new session. Its id is left out: it is random, and
+// the demo's output is the same on every run.
+func (p *printer) session(mode string) {
 	if mode != "" {
-		p.line("%s %s (mode: %s)", p.paint("1", "session:"), id, mode)
+		p.line("%s opened (mode: %s)", p.paint("1", "session:"), mode)
 		return
 	}
-	p.line("%s %s", p.paint("1", "session:"), id)
+	p.line("%s opened", p.paint("1", "session:"))
 }
 
 func (p *printer) user(text string) { p.line("\n%s %s", p.paint("1;34", "you>"), text) }
@@ -65,8 +101,17 @@ func (p *printer) stop(reason string) { p.line("%s %s", p.paint("1", "turn ended
 
 func (p *printer) failed(err error) { p.line("%s %v", p.paint("1;31", "turn failed:"), err) }
 
-func (p *printer) permission(title, kind, answer string) {
-	p.line("  %s %s [%s] -> %s", p.paint("1;33", "permission?"), title, kind, p.paint("1", answer))
+// permission prints a question about tool id and its answer, naming the
+// tool as it was printed.
+func (p *printer) permission(id, title, kind, answer string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flushHeld("")
+	if t := p.tools[id]; t != nil {
+		p.printf("  %s %s -> %s", p.paint("1;33", "permission?"), t.title, p.paint("1", answer))
+		return
+	}
+	p.printf("  %s %s [%s] -> %s", p.paint("1;33", "permission?"), title, kind, p.paint("1", answer))
 }
 
 // update renders one session/update.
@@ -93,23 +138,18 @@ func (p *printer) update(params json.RawMessage) {
 	case "current_mode_update":
 		p.line("  %s %s", p.paint("1", "mode:"), str(n.Update["currentModeId"]))
 	case "available_commands_update":
-		var cmds []struct{ Name string }
+		// A count: the names (44 of them for Claude Code) at the top of
+		// the conversation are noise, and an editor lists them on "/".
+		var cmds []json.RawMessage
 		json.Unmarshal(n.Update["availableCommands"], &cmds)
-		names := make([]string, 0, len(cmds))
-		for i, c := range cmds {
-			if i == 8 {
-				names = append(names, fmt.Sprintf("(+%d more)", len(cmds)-i))
-				break
-			}
-			names = append(names, "/"+c.Name)
-		}
-		p.line("  %s %s", p.paint("2", "commands:"), p.paint("2", strings.Join(names, " ")))
+		p.line("  %s", p.paint("2", fmt.Sprintf("commands: %d available", len(cmds))))
 	}
 }
 
 func (p *printer) chunk(stream, prefix, s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.flushHeld("")
 	if p.stream != stream {
 		p.endRun()
 		fmt.Fprint(p.w, prefix)
@@ -118,28 +158,43 @@ func (p *printer) chunk(stream, prefix, s string) {
 	fmt.Fprint(p.w, s)
 }
 
+// tool prints a tool call or its update; see printer for when and under
+// which name.
 func (p *printer) tool(kind string, u map[string]json.RawMessage) {
-	id, title, status := str(u["toolCallId"]), str(u["title"]), str(u["status"])
 	p.mu.Lock()
-	if title != "" {
-		p.tools[id] = title
-	} else {
-		title = p.tools[id]
+	defer p.mu.Unlock()
+	id, status := str(u["toolCallId"]), str(u["status"])
+	t := p.tools[id]
+	if t == nil {
+		t = &tool{}
+		p.tools[id] = t
 	}
-	p.mu.Unlock()
-	if kind == "tool_call" {
-		if status == "" {
-			status = "pending"
+	if !t.printed {
+		if s := str(u["title"]); s != "" {
+			t.title = s
 		}
-		p.line("  %s %s [%s] %s", p.paint("1;36", "tool:"), title, str(u["kind"]), status)
+		if s := str(u["kind"]); s != "" {
+			t.kind = s
+		}
+	}
+	if kind == "tool_call" && (status == "" || status == "pending") {
+		if !t.printed && !slices.Contains(p.held, id) {
+			p.held = append(p.held, id)
+		}
 		return
 	}
 	if status == "" {
 		return // a refinement of the title or input, not news for a reader
 	}
-	p.line("  %s %s %s", p.paint("1;36", "tool:"), title, p.paint(statusColor(status), status))
+	p.flushHeld(id)
+	if !t.printed {
+		t.printed = true
+		p.printf("  %s %s [%s] %s", p.paint("1;36", "tool:"), t.title, t.kind, p.paint(statusColor(status), status))
+	} else {
+		p.printf("  %s %s %s", p.paint("1;36", "tool:"), t.title, p.paint(statusColor(status), status))
+	}
 	for _, c := range contents(u["content"]) {
-		p.line("%s", indent(c, "      "))
+		p.printf("%s", indent(c, "      "))
 	}
 }
 

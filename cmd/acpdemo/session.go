@@ -41,7 +41,7 @@ func (c *client) session(ctx context.Context, prompts []string) error {
 	if sess.Modes != nil {
 		mode = sess.Modes.CurrentModeID
 	}
-	c.out.session(sess.SessionID, mode)
+	c.out.session(mode)
 	for _, p := range prompts {
 		c.out.user(p)
 		var res struct {
@@ -61,12 +61,14 @@ func (c *client) session(ctx context.Context, prompts []string) error {
 }
 
 // permission answers a session/request_permission according to -answer and
-// prints what was asked and what was answered.
+// prints what was asked and what was answered. It runs on the session
+// goroutine, so the question is printed where it came in the stream.
 func (c *client) permission(m msg) {
 	var req struct {
 		ToolCall struct {
-			Title *string `json:"title"`
-			Kind  *string `json:"kind"`
+			ToolCallID string  `json:"toolCallId"`
+			Title      *string `json:"title"`
+			Kind       *string `json:"kind"`
 		} `json:"toolCall"`
 		Options []struct {
 			OptionID string `json:"optionId"`
@@ -86,8 +88,7 @@ func (c *client) permission(m msg) {
 			break
 		}
 	}
-	title := deref(req.ToolCall.Title)
-	c.out.permission(title, deref(req.ToolCall.Kind), pick.Name)
+	c.out.permission(req.ToolCall.ToolCallID, deref(req.ToolCall.Title), deref(req.ToolCall.Kind), pick.Name)
 	res, _ := json.Marshal(map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": pick.OptionID}})
 	c.write(msg{ID: m.ID, Result: res})
 }

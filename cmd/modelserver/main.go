@@ -1,8 +1,14 @@
 // Command modelserver serves a scripted stand-in for the Anthropic Messages
-// API on a local port, for manual runs of a real CLI against it:
+// API, OpenAI Chat Completions and the Gemini API on a local port, for manual
+// runs of a real CLI against it:
 //
 //	go run ./cmd/modelserver -scenario fixtures/claude/scenarios/text.json -addr 127.0.0.1:8642
 //	ANTHROPIC_BASE_URL=http://127.0.0.1:8642 ANTHROPIC_API_KEY=dummy claude -p hi
+//	OPENAI_BASE_URL=http://127.0.0.1:8642/v1 OPENAI_API_KEY=dummy ...       # Chat Completions
+//	GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8642 GEMINI_API_KEY=dummy ...   # Gemini API
+//
+// fixtures/agentenv builds the complete offline environment of each
+// native-ACP CLI (settings files included).
 //
 // Start the CLI in the directory given as -cwd (default: the current one), so
 // that tool inputs written as {{cwd}}/... in the scenario point into it. The

@@ -15,7 +15,8 @@
 // session/load reads) is saved too, normalized the same way, without the
 // bookkeeping lines that hold whole API request bodies.
 //
-// The CLI comes from -claude, else $CLAUDE_BIN, else scripts/install-claude.sh
+// The CLI comes from -claude, else $CLAUDE_BIN (a relative path is taken
+// from the repository root, as in the tests), else scripts/install-claude.sh
 // (which installs the pinned version into .cache/claude). Each run gets a fresh
 // temporary HOME, config dir, TMPDIR and project directory, removed afterwards;
 // the CLI talks only to the local model server.
@@ -57,7 +58,7 @@ func run() error {
 	name := flag.String("scenario", "", "scenario name (a file NAME.json in -scenarios)")
 	out := flag.String("out", "", "fixture file to write (default: -dir/NAME.txtar)")
 	all := flag.Bool("all", false, "record every scenario in -scenarios")
-	flag.StringVar(&cfg.claude, "claude", os.Getenv("CLAUDE_BIN"), "Claude Code executable (default $CLAUDE_BIN, else scripts/install-claude.sh)")
+	flag.StringVar(&cfg.claude, "claude", "", "Claude Code executable (default $CLAUDE_BIN, relative to the repository root, else scripts/install-claude.sh)")
 	flag.StringVar(&cfg.scenarios, "scenarios", "fixtures/claude/scenarios", "directory of scenario files")
 	flag.StringVar(&cfg.outDir, "dir", "fixtures/claude", "directory for fixtures (with -all or without -out)")
 	flag.StringVar(&cfg.transcripts, "transcripts", "", "also save each session's transcript file as DIR/NAME.jsonl (e.g. fixtures/claude/transcripts)")

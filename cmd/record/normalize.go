@@ -30,6 +30,8 @@ func volatileString(key string) (string, bool) {
 	switch key {
 	case "osVersion":
 		return placeOS, true
+	case "platform":
+		return placePlatform, true
 	}
 	return "", false
 }
@@ -49,6 +51,11 @@ var (
 	timeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
 	// The CLI's messaging socket is named after its pid, outside TMPDIR.
 	sockRE = regexp.MustCompile(`/cc-socks/\d+\.sock`)
+	// The CLI's environment block ("# Environment ... - OS Version: ...")
+	// names the kernel and platform in its own words: whatever the kernel
+	// is called, the recording says placeOS and placePlatform.
+	osVersionRE = regexp.MustCompile(`(OS Version: )[^\n"\\]*`)
+	platformRE  = regexp.MustCompile(`(Platform: )(linux|darwin|win32|freebsd|openbsd|netbsd|aix|sunos)\b`)
 )
 
 // normalizer rewrites recorded lines so that fixtures are reproducible and
@@ -58,6 +65,7 @@ var (
 // kept: it is chosen by the recorder and stable.
 type normalizer struct {
 	paths   *strings.Replacer
+	scrub   func(string) string // this machine's values (machine.scrubber)
 	dates   []string
 	session string
 	uuids   map[string]string
@@ -66,7 +74,10 @@ type normalizer struct {
 // newNormalizer maps the real directories of a run to placeholders. dates
 // are the calendar dates (YYYY-MM-DD) the run saw: the CLI tells the model
 // today's date, and a recording must not depend on the day it was made.
-func newNormalizer(session, project, home, tmp, root, addr string, dates ...string) *normalizer {
+//
+// scrub, if not nil, runs after the paths of the run are replaced: it
+// removes what the run's environment could not hide (machine.scrubber).
+func newNormalizer(session, project, home, tmp, root, addr string, scrub func(string) string, dates ...string) *normalizer {
 	pairs := []string{
 		project, placeProject,
 		home, placeHome,
@@ -77,7 +88,10 @@ func newNormalizer(session, project, home, tmp, root, addr string, dates ...stri
 		sanitizePath(tmp), sanitizePath(placeTmp),
 		addr, placeAddr,
 	}
-	return &normalizer{paths: strings.NewReplacer(pairs...), dates: dates, session: session, uuids: map[string]string{}}
+	if scrub == nil {
+		scrub = func(s string) string { return s }
+	}
+	return &normalizer{paths: strings.NewReplacer(pairs...), scrub: scrub, dates: dates, session: session, uuids: map[string]string{}}
 }
 
 // sanitizePath is how the CLI names a project directory under
@@ -105,8 +119,10 @@ func (n *normalizer) steps(steps []fixtures.Step) ([]fixtures.Step, error) {
 }
 
 func (n *normalizer) str(s string) string {
-	s = n.paths.Replace(s)
+	s = n.scrub(n.paths.Replace(s))
 	s = sockRE.ReplaceAllString(s, "/cc-socks/0.sock")
+	s = osVersionRE.ReplaceAllString(s, "${1}"+placeOS)
+	s = platformRE.ReplaceAllString(s, "${1}"+placePlatform)
 	if timeRE.MatchString(s) {
 		return placeTime
 	}

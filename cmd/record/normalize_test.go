@@ -9,7 +9,7 @@ import (
 func TestNormalizeLine(t *testing.T) {
 	const session = "ffe0ee96-0929-44a0-86af-e1403171ced3"
 	root := "/tmp/acpbridge-record-123"
-	n := newNormalizer(session, root+"/project", root+"/home", root+"/tmp", root, "127.0.0.1:40123", "2026-11-21", "2026-11-22")
+	n := newNormalizer(session, root+"/project", root+"/home", root+"/tmp", root, "127.0.0.1:40123", nil, "2026-11-21", "2026-11-22")
 	steps := []fixtures.Step{
 		{Dir: fixtures.FromAgent, Line: []byte(`{"type":"system","subtype":"init","cwd":"/tmp/acpbridge-record-123/project","session_id":"` + session + `",` +
 			`"uuid":"5249b2d5-7e9b-47bc-adf3-d3565994550a","memory_paths":{"auto":"/tmp/acpbridge-record-123/home/.claude/projects/-tmp-acpbridge-record-123-project/memory/"},` +
@@ -19,6 +19,9 @@ func TestNormalizeLine(t *testing.T) {
 			`"input":{"command":"touch /tmp/acpbridge-record-123/project/x"},"note":"check your inference gateway (127.0.0.1:40123)"}}`)},
 		{Dir: fixtures.ToAgent, Line: []byte(`{"type":"control_response","response":{"subtype":"success","request_id":"c1a2b3c4-0000-4000-8000-00000000abcd","response":{"behavior":"allow","uuid2":"5249b2d5-7e9b-47bc-adf3-d3565994550a"}}}`)},
 		{Dir: fixtures.FromAgent, Line: []byte(`{"attachment":{"type":"date","date":"2026-11-22"},"rendered":"Today's date is 2026-11-21.","snapshot":{"osVersion":"Linux 6.1.0-42-amd64","v":"2026-11-23"}}`)},
+		// The environment block of the system prompt, as the CLI renders it
+		// into a transcript attachment, on some other machine.
+		{Dir: fixtures.FromAgent, Line: []byte(`{"snapshot":{"platform":"darwin","shell":"bash"},"rendered":[{"content":"<system-reminder>\n - Platform: darwin\n - Shell: bash\n - OS Version: Darwin 23.1.0\n - Other: x\n</system-reminder>"}]}`)},
 	}
 	got, err := n.steps(steps)
 	if err != nil {
@@ -33,6 +36,7 @@ func TestNormalizeLine(t *testing.T) {
 			`"input":{"command":"touch /home/user/project/x"},"note":"check your inference gateway (127.0.0.1:8642)"}}`,
 		`{"type":"control_response","response":{"subtype":"success","request_id":"00000000-0000-4000-8000-000000000002","response":{"behavior":"allow","uuid2":"00000000-0000-4000-8000-000000000001"}}}`,
 		`{"attachment":{"type":"date","date":"2026-01-01"},"rendered":"Today's date is 2026-01-01.","snapshot":{"osVersion":"Linux","v":"2026-11-23"}}`,
+		`{"snapshot":{"platform":"linux","shell":"bash"},"rendered":[{"content":"<system-reminder>\n - Platform: linux\n - Shell: bash\n - OS Version: Linux\n - Other: x\n</system-reminder>"}]}`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d steps, want %d", len(got), len(want))

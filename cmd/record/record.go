@@ -13,11 +13,19 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/fixtures/claudecli"
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
 // findCLI resolves the Claude executable and its version.
 func (c *config) findCLI(ctx context.Context) error {
+	if c.claude == "" && os.Getenv(claudecli.EnvVar) != "" {
+		p, err := claudecli.Find()
+		if err != nil {
+			return err
+		}
+		c.claude = p
+	}
 	if c.claude == "" {
 		cmd := exec.CommandContext(ctx, "scripts/install-claude.sh")
 		cmd.Stderr = os.Stderr
@@ -93,9 +101,6 @@ func record(ctx context.Context, cfg *config, name, path string) (err error) {
 	for _, k := range keys {
 		env = append(env, k+"="+rec.Env[k])
 	}
-	// The CLI tells the model today's date; in UTC the recorder knows which
-	// dates to replace.
-	env = append(env, "TZ=UTC")
 	started := time.Now().UTC()
 	args := append(cliArgs(session), rec.Args...)
 	s, err := startCLI(cfg.claude, args, env, dirs.project, cfg.settle, cfg.logf)
@@ -123,8 +128,14 @@ func record(ctx context.Context, cfg *config, name, path string) (err error) {
 		return fmt.Errorf("%d scripted model turn(s) were never requested", n)
 	}
 
+	// The CLI tells the model today's date; ClaudeEnv sets TZ=UTC, so the
+	// recorder knows which dates to replace.
+	authored, err := os.ReadFile(filepath.Join(cfg.scenarios, name+".json"))
+	if err != nil {
+		return err
+	}
 	norm := newNormalizer(session, dirs.project, dirs.home, dirs.tmp, dirs.root, strings.TrimPrefix(url, "http://"),
-		runDates(started, time.Now().UTC())...)
+		thisMachine(cfg.claude).scrubber(string(authored)), runDates(started, time.Now().UTC())...)
 	steps, err := norm.steps(s.steps)
 	if err != nil {
 		return err
@@ -165,6 +176,10 @@ func newRunDirs() (runDirs, error) {
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
+	if repo := enclosingRepo(root); repo != "" {
+		os.RemoveAll(root)
+		return runDirs{}, fmt.Errorf("the temp dir %s is inside the git checkout %s: the CLI would tell the model its branch and status; set TMPDIR to a directory outside any checkout", filepath.Dir(root), repo)
+	}
 	d := runDirs{
 		root:    root,
 		home:    filepath.Join(root, "home"),
@@ -178,6 +193,24 @@ func newRunDirs() (runDirs, error) {
 		}
 	}
 	return d, nil
+}
+
+// enclosingRepo returns the nearest directory at or above dir that holds a
+// .git entry, or "". The CLI finds such a checkout by itself (it ignores
+// GIT_CEILING_DIRECTORIES) and tells the model "Is a git repository: true"
+// and the branch, which would make a recording depend on where the machine
+// keeps its temp dir.
+func enclosingRepo(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
 }
 
 func fixtureComment(rec *recording, name string) string {

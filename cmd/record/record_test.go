@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/fixtures/claudecli"
 )
 
 const (
@@ -83,19 +84,13 @@ func TestScenariosAndFixtures(t *testing.T) {
 
 // TestRecordReproducible records one scenario with the real CLI and checks
 // that the result equals the committed fixture byte for byte. It needs the
-// CLI (scripts/install-claude.sh, or $CLAUDE_BIN) and is skipped without it.
+// CLI (claudecli.Require: $CLAUDE_BIN, else the one make claude-cli
+// installs).
 func TestRecordReproducible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real CLI")
 	}
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		matches, _ := filepath.Glob("../../.cache/claude/node_modules/@anthropic-ai/claude-code-*/claude")
-		if len(matches) == 0 {
-			t.Skip("Claude CLI not installed (run scripts/install-claude.sh)")
-		}
-		bin = matches[0]
-	}
+	bin := claudecli.Require(t)
 	cfg := &config{claude: bin, scenarios: scenarioDir, timeout: time.Minute, settle: 400 * time.Millisecond, verbose: testing.Verbose(),
 		transcripts: t.TempDir()}
 	if err := cfg.findCLI(t.Context()); err != nil {

@@ -43,7 +43,7 @@ func TestSaveTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(t.TempDir(), "out", "x.jsonl")
-	n := newNormalizer(session, root+"/project", root+"/home", root+"/tmp", root, "127.0.0.1:1")
+	n := newNormalizer(session, root+"/project", root+"/home", root+"/tmp", root, "127.0.0.1:1", nil)
 	if err := saveTranscript(n, src, dst); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,9 @@ func Start(ctx context.Context, s Spec) (Process, error) {
 	cmd.Env = append(os.Environ(), s.Env...)
 	cmd.Dir = s.Dir
 	setProcessGroup(cmd)
+	marker := treeMarker()
+	cmd.Env = append(cmd.Env, marker)
+	becomeSubreaper(s.Logger)
 	// ctx done is the hard stop: the whole group, not just the leader, so
 	// that a grandchild holding a pipe cannot outlive the session.
 	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, sigKill) }
@@ -67,6 +70,7 @@ func Start(ctx context.Context, s Spec) (Process, error) {
 		tail:  &stderrTail{},
 	}
 	p.init()
+	p.tree = newTree(pid, marker)
 	p.ask = func() { stdin.Close() }
 
 	drained := make(chan struct{})

@@ -2,6 +2,8 @@ package proc
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -74,7 +76,9 @@ type Process interface {
 	// sends SIGKILL, waits, and reports an "unresponsive subprocess" error if
 	// the agent still runs. A done ctx skips the remaining waits and goes
 	// straight to SIGKILL. Otherwise Stop returns what Wait returns. When it
-	// returns, no process of the group is left.
+	// returns, no process of the group is left, nor, on Linux, any other
+	// process the agent started (see the package doc). The same holds once
+	// Wait has returned, however the agent ended.
 	Stop(ctx context.Context) error
 	// Pid is the agent's process id (and process group id); 0 in-process.
 	Pid() int
@@ -95,6 +99,9 @@ type osProc struct {
 	tail  *stderrTail // nil on a PTY
 	// ask is the polite first step of Stop.
 	ask func()
+	// tree tracks what the agent started outside its group; nil in
+	// processes not made by Start or StartPTY.
+	tree *tree
 
 	done      chan struct{} // closed when err is set and the group is gone
 	released  chan struct{} // closed when stdout is closed; the reaper has ended
@@ -109,13 +116,36 @@ func (p *osProc) init() {
 	p.hurry = make(chan struct{})
 }
 
-// start runs the reaper. ioDone, if not nil, is closed when the stderr
-// drain has finished; closeIO forces it.
+// treeScan is how often the agent's process tree is scanned while it runs,
+// so that a descendant whose parent dies later is still known.
+const treeScan = time.Second
+
+// start runs the reaper and the tree scanner. ioDone, if not nil, is closed
+// when the stderr drain has finished; closeIO forces it.
 func (p *osProc) start(ioDone <-chan struct{}, closeIO func()) {
+	exited := make(chan struct{})
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		tick := time.NewTicker(treeScan)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				p.tree.observe(false)
+			case <-exited:
+				return
+			}
+		}
+	}()
 	go func() {
 		werr := p.cmd.Wait()
+		close(exited)
+		<-scanned
 		p.log.Debug().Err(werr).Msg("agent exited")
 		p.reapGroup()
+		// Nothing the agent started may outlive it, in its group or not.
+		p.tree.kill(p.grace, p.log)
 		if ioDone != nil {
 			if !p.waitIO(ioDone) {
 				p.log.Debug().Msg("stderr still open after exit; closing it")
@@ -209,6 +239,9 @@ func (p *osProc) StderrTail() string {
 func (p *osProc) Stop(ctx context.Context) error {
 	// Once ctx is done, nobody waits for a reader to drain stdout either.
 	defer context.AfterFunc(ctx, func() { p.hurryOnce.Do(func() { close(p.hurry) }) })()
+	// Note the whole tree while the agent is alive to link it: once it has
+	// died its children's parent is this process (or init).
+	p.tree.observe(false)
 	p.ask()
 	if waitCtx(ctx, p.done, p.grace) {
 		return p.stopped()
@@ -322,4 +355,15 @@ func waitGroupGone(pgid int, d time.Duration) bool {
 		<-tick.C
 	}
 	return true
+}
+
+// markerEnv names the environment variable that marks every process an
+// agent starts (see tree): its value is unique to the agent.
+const markerEnv = "ACPBRIDGE_PROCESS_TREE"
+
+// treeMarker returns a fresh "markerEnv=VALUE" entry.
+func treeMarker() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return markerEnv + "=" + hex.EncodeToString(b[:])
 }

@@ -324,3 +324,15 @@ func TestStartEnvDirAndErrors(t *testing.T) {
 		t.Errorf("Start(missing) = %v", err)
 	}
 }
+
+// A stopped agent (SIGSTOP) holds SIGTERM until it is continued; Stop
+// continues it, so the agent gets to handle SIGTERM instead of waiting out
+// every grace period until SIGKILL.
+func TestStopContinuesStoppedAgent(t *testing.T) {
+	requireUnix(t)
+	p := start(t, shSpec(t, `trap 'exit 0' TERM; echo ready; kill -STOP $$; while :; do sleep 0.05; done`))
+	readLine(t, bufio.NewReader(p.Stdout()))
+	if err := p.Stop(t.Context()); err != nil {
+		t.Errorf("Stop = %v, want nil: the continued agent handles SIGTERM and exits 0", err)
+	}
+}

@@ -40,6 +40,12 @@ func signalGroup(pgid int, s signal) error {
 	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return err
 	}
+	if s == sigTerm {
+		// A stopped process (SIGSTOP, ^Z) only acts on SIGTERM once
+		// continued; without this a hung agent waits out every grace
+		// period until SIGKILL.
+		_ = syscall.Kill(-pgid, syscall.SIGCONT)
+	}
 	return nil
 }
 

@@ -47,6 +47,9 @@ func StartPTY(ctx context.Context, s Spec, cols, rows uint16) (Process, error) {
 		cmd.Env = append(cmd.Env, "TERM=xterm-256color")
 	}
 	cmd.Dir = s.Dir
+	marker := treeMarker()
+	cmd.Env = append(cmd.Env, marker)
+	becomeSubreaper(s.Logger)
 	// No setProcessGroup here: StartWithSize sets Setsid (the child leads a
 	// new session, hence a new group) and Setpgid on top fails with EPERM.
 	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, sigKill) }
@@ -70,6 +73,7 @@ func StartPTY(ctx context.Context, s Spec, cols, rows uint16) (Process, error) {
 		out:   newOutput(master),
 	}
 	p.init()
+	p.tree = newTree(pid, marker)
 	p.ask = func() { in.control(ctrlC) }
 	p.start(nil, nil)
 	return p, nil

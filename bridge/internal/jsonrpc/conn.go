@@ -92,6 +92,13 @@ type Conn struct {
 	ended     bool                           // the read loop has ended; guarded by mu
 	err       error                          // why it ended; guarded by mu
 
+	// thenGate is a lock (a 1-buffered channel, so that waiting on it is
+	// durable blocking under synctest). respond holds it from queuing an
+	// answer made with Then until its after func has returned; the read
+	// loop passes through it before it handles a message. So nothing the
+	// peer sends once it has that answer is handled before after has run.
+	thenGate chan struct{}
+
 	queue   notificationQueue
 	out     outbox    // messages waiting for the writer goroutine
 	scratch sync.Pool // *[]byte encoding buffers
@@ -118,6 +125,7 @@ func NewConn(ctx context.Context, s Stream, opts Options) *Conn {
 		inflight:  make(map[ID]context.CancelCauseFunc),
 		queue:     newNotificationQueue(),
 		out:       newOutbox(),
+		thenGate:  make(chan struct{}, 1),
 	}
 	c.scratch.New = func() any { return new([]byte) }
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
@@ -180,6 +188,8 @@ func (c *Conn) Close() error {
 func (c *Conn) readLoop() {
 	for {
 		data, err := c.stream.Read(c.ctx)
+		c.thenGate <- struct{}{}
+		<-c.thenGate
 		if err == nil {
 			c.handleMessage(data)
 			continue
@@ -187,13 +197,30 @@ func (c *Conn) readLoop() {
 		var tooLarge *TooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
-			c.replyError(ID{}, &Error{Code: ErrInvalidRequest.Code, Message: tooLarge.Error()})
+			c.refuseTooLarge(tooLarge)
 		case errors.Is(err, ErrParse):
 			c.replyError(ID{}, toWireError(err))
 		default:
 			c.finish(err)
 			return
 		}
+	}
+}
+
+// refuseTooLarge answers a message over the size limit, with its id when
+// its first bytes named one: a request the sender waits for gets its answer.
+// Otherwise the id is null, as for a parse error: a notification cannot be
+// told from a request whose id comes after the first bytes. A response
+// is not answered; the call it answers fails instead.
+func (c *Conn) refuseTooLarge(e *TooLargeError) {
+	wire := &Error{Code: ErrInvalidRequest.Code, Message: e.Error()}
+	if !e.response {
+		c.replyError(e.ID, wire)
+		return
+	}
+	c.report(fmt.Errorf("dropping response to request %v: %w", e.ID, e))
+	if e.ID.IsValid() {
+		c.retire(&Response{ID: e.ID, Error: wire})
 	}
 }
 

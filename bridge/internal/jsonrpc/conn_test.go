@@ -2,7 +2,6 @@ package jsonrpc
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,58 +56,117 @@ func TestConnBadMessages(t *testing.T) {
 	}
 }
 
-// TestConnTooLarge sends a message one byte over the 64 MiB default in each
-// framing: the exact -32600 reply, then the next message is served.
+// TestConnTooLarge refuses a message over the size limit with the exact
+// -32600 reply, naming the request's id when its first bytes do, and then
+// serves the next message. The limit is small here; TestStdioDefaultLimit
+// covers the real one.
 func TestConnTooLarge(t *testing.T) {
-	const limit = DefaultMaxMessageSize
-	body := bigMessage(limit + 1)
+	const limit = 1 << 10
+	pad := strings.Repeat("x", 2*limit)
+	huge := strings.Repeat("x", 64<<10+limit) // the id comes too late
+	cl := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
 	tests := []struct {
 		name    string
 		framing framing
-		raw     []byte
+		raw     string
+		want    string
 	}{
-		{"ndjson", framingNDJSON, append(body, '\n')},
-		{"content-length", framingContentLength, append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))), body...)},
+		{"ndjson: numeric id", framingNDJSON, `{"jsonrpc":"2.0","id":7,"method":"big","params":{"s":"` + pad + `"}}` + "\n",
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"message of 2105 bytes exceeds the 1 KiB limit"}}`},
+		{"ndjson: string id after params", framingNDJSON, ` {"method":"big", "params":{"id":1,"a":[{"id":2}]}, "jsonrpc":"2.0","id":"q-1","s":"` + pad + "\"}\r\n",
+			`{"jsonrpc":"2.0","id":"q-1","error":{"code":-32600,"message":"message of 2134 bytes exceeds the 1 KiB limit"}}`},
+		{"ndjson: id only in params", framingNDJSON, `{"jsonrpc":"2.0","method":"big","params":{"id":5,"s":"` + pad + `"}}` + "\n",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message of 2105 bytes exceeds the 1 KiB limit"}}`},
+		{"ndjson: id beyond the first bytes", framingNDJSON, `{"jsonrpc":"2.0","method":"big","params":{"s":"` + huge + `"},"id":8}` + "\n",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message of 66617 bytes exceeds the 1 KiB limit"}}`},
+		{"ndjson: not JSON before the id", framingNDJSON, `{"jsonrpc" "2.0","id":7,"s":"` + pad + `"}` + "\n",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message of 2079 bytes exceeds the 1 KiB limit"}}`},
+		{"content-length: id", framingContentLength, cl(`{"jsonrpc":"2.0","id":7,"method":"big","params":{"s":"` + pad + `"}}`),
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"message of 2105 bytes exceeds the 1 KiB limit"}}`},
+		{"content-length: bogus length", framingContentLength, "Content-Length: 99999999999\r\n\r\n",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message of 99999999999 bytes exceeds the 1 KiB limit"}}`},
+		{"content-length: bogus length, short body", framingContentLength, "Content-Length: 99999999999\r\n\r\n" + `{"jsonrpc":"2.0","id":3,"method":"x"}`,
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"message of 99999999999 bytes exceeds the 1 KiB limit"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := newHarness(t, tt.framing, Options{Handler: handlerMap(nil)}, StdioOptions{})
+				h := newHarness(t, tt.framing, Options{Handler: handlerMap(nil)}, StdioOptions{MaxMessageSize: limit})
 				h.ping(1)
-				go h.sendRaw(tt.raw) // the pipe only moves as the Conn reads
-				h.expect(fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message of %d bytes exceeds the 64 MiB limit"}}`, limit+1))
+				go h.sendRaw([]byte(tt.raw)) // the pipe only moves as the Conn reads
+				h.expect(tt.want)
 				h.ping(2)
 			})
 		})
 	}
 }
 
-// TestConnMaxSizeMessage serves a call of exactly 64 MiB.
-func TestConnMaxSizeMessage(t *testing.T) {
-	h := newHarness(t, framingNDJSON, Options{Handler: handlerMap(map[string]Handler{
-		"big": func(_ context.Context, req *Request) (any, error) { return len(req.Params), nil },
-	})}, StdioOptions{})
-	msg := bigMessage(DefaultMaxMessageSize)
-	go h.sendRaw(append(msg, '\n'))
-	m, err := DecodeMessage(h.recv())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if r, ok := m.(*Response); !ok || r.Error != nil || json.Unmarshal(r.Result, &n) != nil || n < DefaultMaxMessageSize-100 {
-		t.Fatalf("got %+v, want a result near %d", m, DefaultMaxMessageSize)
-	}
-	h.ping(2)
+// TestConnTooLargeResponse fails the call that an oversized response
+// answers, instead of answering the response or leaving the call waiting.
+func TestConnTooLargeResponse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit = 1 << 10
+		h := newHarness(t, framingNDJSON, Options{Handler: handlerMap(nil)}, StdioOptions{MaxMessageSize: limit})
+		res := startCall(t.Context(), h.conn, "fs/read_text_file", nil)
+		h.expect(`{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file"}`)
+		h.send(`{"jsonrpc":"2.0","id":1,"result":{"content":"` + strings.Repeat("x", 2*limit) + `"}}`)
+		r := <-res
+		var e *Error
+		if !errors.As(r.err, &e) || e.Code != ErrInvalidRequest.Code || !strings.Contains(e.Message, "exceeds the 1 KiB limit") {
+			t.Fatalf("Call = %s, %v; want -32600 naming the limit", r.result, r.err)
+		}
+		h.ping(2) // the next message the peer gets is the ping's answer
+	})
 }
 
-// bigMessage returns a call to "big" of exactly size bytes.
-func bigMessage(size int) []byte {
-	head := `{"jsonrpc":"2.0","id":1,"method":"big","params":{"s":"`
-	tail := `"}}`
-	b := make([]byte, 0, size+1)
-	b = append(b, head...)
-	b = append(b, bytes.Repeat([]byte("x"), size-len(head)-len(tail))...)
-	return append(b, tail...)
+// TestConnContentLengthMalformed answers each kind of bad Content-Length
+// framing and goes on with the next frame.
+func TestConnContentLengthMalformed(t *testing.T) {
+	tests := []struct {
+		name, raw, want string
+	}{
+		{"negative", "Content-Length: -1\r\n\r\n{}", `invalid Content-Length \"-1\"`},
+		{"not a number", "Content-Length: ten\r\n\r\n{}", `invalid Content-Length \"ten\"`},
+		{"conflicting duplicates", "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}", "conflicting Content-Length headers 2 and 3"},
+		{"no length", "Content-Type: application/json\r\n\r\n{}", "header block without Content-Length"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t, framingContentLength, Options{Handler: handlerMap(nil)}, StdioOptions{})
+				h.ping(1)
+				h.sendRaw([]byte(tt.raw))
+				h.expect(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: malformed Content-Length framing: ` + tt.want + `"}}`)
+				h.ping(2)
+			})
+		})
+	}
+}
+
+// TestConnTruncatedAtEOF answers a message cut short by the end of the
+// input (the sender may still read its answers), then ends cleanly.
+func TestConnTruncatedAtEOF(t *testing.T) {
+	tests := []struct {
+		name, raw, want string
+	}{
+		{"body", "Content-Length: 40\r\n\r\n{\"jsonrpc\"", "the input ended 10 bytes into a message of Content-Length 40"},
+		{"headers", "Content-Length: 40\r\n", "the input ended inside a header block"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t, framingContentLength, Options{Handler: handlerMap(nil)}, StdioOptions{})
+				h.ping(1)
+				h.sendRaw([]byte(tt.raw))
+				h.raw.Close()
+				h.expect(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: malformed Content-Length framing: ` + tt.want + `"}}`)
+				<-h.conn.Done()
+				if err := h.conn.Err(); err != nil {
+					t.Errorf("Err = %v, want nil after the end of input", err)
+				}
+			})
+		})
+	}
 }
 
 // TestConnCancelRequest cancels an in-flight call with $/cancel_request and
@@ -472,5 +530,31 @@ func TestThenRunsAfterTheAnswerIsWritten(t *testing.T) {
 			t.Fatalf("frames out of order:\n%s%s", first, second)
 		}
 		clientW.Close()
+	})
+}
+
+// TestThenRunsBeforeTheNextMessage has the peer act on a Then answer at
+// once: what it sends next is not handled until after has returned. The
+// bridge opens a session in after; a session/prompt handled before that
+// had its updates held back and written after its own answer.
+func TestThenRunsBeforeTheNextMessage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var afterDone atomic.Bool
+		h := newHarness(t, framingNDJSON, Options{Handler: handlerMap(map[string]Handler{
+			"open": func(context.Context, *Request) (any, error) {
+				return Then("opened", func() {
+					<-release
+					afterDone.Store(true)
+				}), nil
+			},
+			"use": func(context.Context, *Request) (any, error) { return afterDone.Load(), nil },
+		})}, StdioOptions{})
+		h.send(`{"jsonrpc":"2.0","id":1,"method":"open"}`)
+		h.expect(`{"jsonrpc":"2.0","id":1,"result":"opened"}`)
+		h.send(`{"jsonrpc":"2.0","id":2,"method":"use"}`)
+		synctest.Wait() // "use" would be handled now, were it not held back
+		close(release)
+		h.expect(`{"jsonrpc":"2.0","id":2,"result":true}`)
 	})
 }

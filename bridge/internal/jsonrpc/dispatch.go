@@ -149,6 +149,8 @@ func (c *Conn) callHandler(ctx context.Context, req *Request) (result any, err e
 // respond writes the answer to call id.
 func (c *Conn) respond(id ID, result any, err error) {
 	if t, ok := result.(thenResult); ok {
+		c.thenGate <- struct{}{}
+		defer func() { <-c.thenGate }()
 		defer t.after()
 		result = t.result
 	}

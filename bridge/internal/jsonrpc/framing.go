@@ -70,12 +70,9 @@ func (r *reader) detect() (framing, error) {
 // and surrounding whitespace.
 func (r *reader) nextLine() ([]byte, error) {
 	for {
-		line, size, err := r.readLine()
+		line, err := r.readLine()
 		if err != nil {
 			return nil, err
-		}
-		if size > r.limit {
-			return nil, &TooLargeError{Size: size, Limit: r.limit}
 		}
 		if line = trimSpace(line); len(line) > 0 {
 			return line, nil
@@ -84,18 +81,33 @@ func (r *reader) nextLine() ([]byte, error) {
 }
 
 // readLine reads one line ("\n" or "\r\n" terminated, or the unterminated
-// rest of the input). size is its length without the terminator. A line over
-// the limit is consumed without being kept: line is then nil.
-func (r *reader) readLine() (line []byte, size int, err error) {
-	var last2 [2]byte // the line's last two bytes so far
-	keep := true
+// rest of the input), without its terminator. A line over the limit is a
+// *TooLargeError naming the id found in its first bytes; it is consumed
+// without being kept: what was kept of it is dropped the moment it crosses
+// the limit, so refusing a line costs no more memory than the limit
+// (a 70 MiB line once raised the peak RSS to 194 MB).
+//
+// The line is kept as a list of the buffer's chunks and joined at the end,
+// rather than appended to one growing slice: growing copies the line again
+// at each step and leaves the old copies to the collector.
+func (r *reader) readLine() ([]byte, error) {
+	var (
+		parts [][]byte // copies of the chunks so far, while within the limit
+		head  []byte   // the first headSize bytes, once over the limit
+		over  bool
+		size  int     // bytes read, terminator included
+		last2 [2]byte // the line's last two bytes so far
+	)
 	for {
 		chunk, err := r.br.ReadSlice('\n')
-		if keep && size+len(chunk) > r.limit+2 { // +2: room for "\r\n"
-			keep, line = false, nil
+		if err != nil && err != bufio.ErrBufferFull && (err != io.EOF || size+len(chunk) == 0) {
+			return nil, err
 		}
-		if keep {
-			line = append(line, chunk...)
+		if !over && size+len(chunk) > r.limit+2 { // +2: room for "\r\n"
+			over, head, parts = true, prefix(parts, chunk, headSize), nil
+		}
+		if !over {
+			parts = append(parts, append([]byte(nil), chunk...))
 		}
 		size += len(chunk)
 		switch n := len(chunk); {
@@ -104,24 +116,39 @@ func (r *reader) readLine() (line []byte, size int, err error) {
 		case n == 1:
 			last2 = [2]byte{last2[1], chunk[0]}
 		}
-		if err == bufio.ErrBufferFull {
-			continue
+		if err != bufio.ErrBufferFull {
+			break
 		}
-		if err != nil && (err != io.EOF || size == 0) {
-			return nil, 0, err
-		}
-		break
 	}
-	if size > 0 && last2[1] == '\n' {
+	if last2[1] == '\n' {
 		size--
 		if size > 0 && last2[0] == '\r' {
 			size--
 		}
 	}
-	if keep {
-		line = line[:size]
+	if !over && size > r.limit { // within limit+2 only with its terminator
+		over, head = true, prefix(parts, nil, headSize)
 	}
-	return line, size, nil
+	if over {
+		return nil, tooLarge(size, r.limit, head)
+	}
+	if len(parts) == 1 {
+		return parts[0][:size], nil
+	}
+	line := make([]byte, 0, size+2)
+	for _, p := range parts {
+		line = append(line, p...)
+	}
+	return line[:size], nil
+}
+
+// prefix returns a copy of the first n bytes of parts followed by last.
+func prefix(parts [][]byte, last []byte, n int) []byte {
+	b := make([]byte, 0, n)
+	for _, p := range append(parts, last) {
+		b = append(b, p[:min(len(p), n-len(b))]...)
+	}
+	return b
 }
 
 // nextContentLength returns the next Content-Length framed message.
@@ -138,14 +165,24 @@ func (r *reader) nextContentLength() ([]byte, error) {
 		return nil, err
 	}
 	if n > r.limit {
-		if _, err := r.br.Discard(n); err != nil {
-			return nil, noEOF(err)
-		}
-		return nil, &TooLargeError{Size: n, Limit: r.limit}
+		// Refused at once, without waiting for the body: the length may be
+		// bogus ("Content-Length: 99999999999"), and waiting for that many
+		// bytes would swallow every later frame. Whatever body follows is
+		// skipped up to the next header. Only what has already arrived of
+		// it is looked at for an id, so the refusal does not wait either.
+		r.resync = true
+		b, _ := r.br.Peek(min(n, headSize, r.br.Buffered()))
+		return nil, tooLarge(n, r.limit, b)
 	}
 	body := make([]byte, n)
-	if _, err := io.ReadFull(r.br, body); err != nil {
-		return nil, noEOF(err)
+	if got, err := io.ReadFull(r.br, body); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			// Answered (the sender may still read), then the next read
+			// finds the end of the input.
+			r.resync = true
+			return nil, malformed("the input ended %d bytes into a message of Content-Length %d", got, n)
+		}
+		return nil, err
 	}
 	return body, nil
 }
@@ -161,7 +198,7 @@ func (r *reader) readHeaders() (int, error) {
 			if !seen && len(line) == 0 {
 				return 0, io.EOF
 			}
-			return 0, io.ErrUnexpectedEOF
+			return 0, malformed("the input ended inside a header block")
 		}
 		if err != nil {
 			return 0, err
@@ -230,14 +267,6 @@ func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: malformed Content-Length framing: %s", ErrParse, fmt.Sprintf(format, args...))
 }
 
-// noEOF turns an end of input inside a message into io.ErrUnexpectedEOF.
-func noEOF(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // equalFoldASCII reports whether b equals the lower-case ASCII string lower,
@@ -260,9 +289,22 @@ func equalFoldASCII(b []byte, lower string) bool {
 }
 
 // indexFoldASCII returns the index of the first case-insensitive match of
-// lower in b, or -1.
+// lower (which starts with a lower-case letter) in b, or -1. Candidates are
+// found with bytes.IndexByte, so skipping a large body to the next header
+// is not a byte-by-byte loop.
 func indexFoldASCII(b []byte, lower string) int {
+	first, upper := lower[0], lower[0]-'a'+'A'
 	for i := 0; i+len(lower) <= len(b); i++ {
+		j := bytes.IndexByte(b[i:], first)
+		if j < 0 {
+			j = len(b) - i
+		}
+		if k := bytes.IndexByte(b[i:i+j], upper); k >= 0 {
+			j = k
+		}
+		if i += j; i+len(lower) > len(b) {
+			break
+		}
 		if equalFoldASCII(b[i:i+len(lower)], lower) {
 			return i
 		}

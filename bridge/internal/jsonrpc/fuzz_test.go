@@ -94,3 +94,55 @@ func FuzzDecodeMessage(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) { checkReencodes(t, data) })
 }
+
+// FuzzScanHead checks that the id read from the start of a valid message,
+// at any cut, is never one the message does not have: it is the id
+// DecodeMessage finds, or none. (With duplicate top-level ids, the last
+// wins in DecodeMessage, so an early cut may see another one.)
+func FuzzScanHead(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"method":"x","params":{"id":8}}`), 30)
+	f.Add([]byte(`{"jsonrpc":"2.0","method":"x","params":{"id":1,"a":[{"id":"2"}]},"id":"q"}`), 40)
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"id":2}}`), 27)
+	f.Add([]byte(`{"jsonrpc":"2.0","method":"x","params":{"s":"\"id\":5"},"id":-3}`), 44)
+	f.Fuzz(func(t *testing.T, data []byte, cut int) {
+		cut = min(max(cut, 0), len(data))
+		h := scanHead(data[:cut])
+		m, err := DecodeMessage(data)
+		if !h.id.IsValid() || err != nil || topLevelIDs(data) > 1 {
+			return
+		}
+		var want ID
+		switch r := m.(type) {
+		case *Request:
+			want = r.ID
+		case *Response:
+			want = r.ID
+		}
+		if h.id != want {
+			t.Fatalf("scanHead(%q) = %v, DecodeMessage found %v", data[:cut], h.id, want)
+		}
+	})
+}
+
+// topLevelIDs counts the "id" members of the JSON object data.
+func topLevelIDs(data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0
+	}
+	n := 0
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return n
+		}
+		if key == "id" {
+			n++
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return n
+		}
+	}
+	return n
+}

@@ -54,10 +54,26 @@ type StdioOptions struct {
 // TooLargeError is returned by Read for a message over the size limit. The
 // message has been skipped and the stream stays usable.
 type TooLargeError struct {
-	// Size is the size of the skipped message in bytes.
+	// Size is the size of the skipped message in bytes (for Content-Length
+	// framing, the size it declared).
 	Size int
 	// Limit is the configured maximum.
 	Limit int
+	// ID is the message's id when its first bytes name one (the zero ID
+	// otherwise), so that the refusal can answer the request and the
+	// sender does not wait forever for it.
+	ID ID
+	// response is set when the message is a response (its first bytes
+	// have "result" or "error" and no "method"): it must not be answered,
+	// but the call it answers can be failed.
+	response bool
+}
+
+// tooLarge returns the error for a message of size bytes whose first bytes
+// are head.
+func tooLarge(size, limit int, head []byte) *TooLargeError {
+	h := scanHead(head)
+	return &TooLargeError{Size: size, Limit: limit, ID: h.id, response: h.response}
 }
 
 // Error says how large the message was and what the limit is.
