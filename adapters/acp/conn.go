@@ -246,7 +246,11 @@ func (c *agentConn) forward(f frame) {
 		c.log.Debug().Str("method", f.Method).Msg("notification outside a session dropped")
 		return
 	}
-	if f.Method == acp.MethodSessionUpdate && c.filter.Load() {
+	if !clientMethod(f.Method) {
+		c.log.Debug().Str("method", f.Method).Msg("agent notification outside ACP dropped")
+		return
+	}
+	if f.Method == acp.MethodSessionUpdate && (c.filter.Load() || emptyChunk(f.Params)) {
 		return
 	}
 	if err := c.rc.NotifyRaw(c.ctx, f.Method, f.Params); err != nil {
@@ -272,8 +276,13 @@ func (c *agentConn) serve(f frame) {
 		}()
 		resp := outResponse{JSONRPC: "2.0", ID: f.ID}
 		var res json.RawMessage
-		err := errors.New("no editor session to ask")
-		if c.rc != nil {
+		var err error
+		switch {
+		case !clientMethod(f.Method):
+			err = acp.NewError(acp.CodeMethodNotFound, "Method not found: "+f.Method, nil)
+		case c.rc == nil:
+			err = errors.New("no editor session to ask")
+		default:
 			res, err = c.rc.CallRaw(ctx, f.Method, f.Params)
 		}
 		switch {

@@ -399,3 +399,28 @@ func TestCancelWithdrawsPermission(t *testing.T) {
 		t.Errorf("withdrawal %s", withdrawn.Params)
 	}
 }
+
+// TestQuirksFixed: what Qwen Code sends that fails ACP is smoothed over:
+// an un-prefixed extension request is answered method-not-found by the
+// bridge (the editor never sees it), an un-prefixed notification and an
+// empty message chunk are dropped. The schema check of every frame (in the
+// harness) is what a strict client would do.
+func TestQuirksFixed(t *testing.T) {
+	t.Parallel()
+	e := start(t, options{answer: func(method string, _ json.RawMessage) (any, error) {
+		t.Errorf("the editor was asked %s", method)
+		return nil, nil
+	}})
+	sid := e.open(nil)
+	before := e.noteCount()
+	stopReason(t, e.call("session/prompt", prompt(sid, "quirks")))
+	notes := e.notesSince(before)
+	for _, f := range notes {
+		if !strings.HasPrefix(f.Method, "session/") {
+			t.Errorf("the editor got %s", f.Method)
+		}
+	}
+	if got := chunks(notes); len(got) != 1 || !strings.HasPrefix(got[0], `drain answered: {"code":-32601`) {
+		t.Errorf("chunks %q, want only the agent's report of a -32601 answer", got)
+	}
+}
