@@ -61,6 +61,9 @@ type frame struct {
 		Message string          `json:"message"`
 		Data    json.RawMessage `json:"data"`
 	} `json:"error,omitempty"`
+	// notesBefore is, for an answer, how many notifications the editor
+	// had read before it.
+	notesBefore int
 }
 
 // editor drives a bridge serving the passthrough adapter, in this process,
@@ -162,6 +165,7 @@ func (e *editor) read(r io.Reader) {
 			e.mu.Lock()
 			ch := e.wait[string(f.ID)]
 			delete(e.wait, string(f.ID))
+			f.notesBefore = len(e.notes)
 			e.mu.Unlock()
 			if ch != nil {
 				ch <- f

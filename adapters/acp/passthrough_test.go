@@ -41,6 +41,15 @@ func TestTextTurnPassesThrough(t *testing.T) {
 	e := start(t, options{})
 	e.call("initialize", map[string]any{"protocolVersion": 1})
 	f := e.call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}})
+	// The agent sent its commands before this answer; the editor must get
+	// them after it (clients drop updates for sessions they do not know).
+	isCommands := func(f frame) bool { return strings.Contains(string(f.Params), `"available_commands_update"`) }
+	for _, n := range e.notesSince(0)[:f.notesBefore] {
+		if isCommands(n) {
+			t.Errorf("available_commands_update reached the editor before the session/new answer")
+		}
+	}
+	e.waitNote(0, isCommands)
 	var opened map[string]any
 	json.Unmarshal(f.Result, &opened)
 	if opened["x-future"] != "kept" || opened["modes"] == nil {
