@@ -144,7 +144,13 @@ func TestExtensions(t *testing.T) {
 	before := e.noteCount()
 	stopReason(t, e.call("session/prompt", prompt(sid, "ext")))
 	notes := e.notesSince(before)
-	if len(notes) == 0 || notes[0].Method != "_acpagent/notice" || !strings.Contains(string(notes[0].Params), `"_meta":{"trace":"abc"}`) {
+	var notice *frame
+	for i := range notes {
+		if notes[i].Method == "_acpagent/notice" {
+			notice = &notes[i]
+		}
+	}
+	if notice == nil || !strings.Contains(string(notice.Params), `"_meta":{"trace":"abc"}`) {
 		t.Errorf("extension notification not passed through: %+v", notes)
 	}
 	if got := last(chunks(notes)); got != `client said: {"yes":true}` {
