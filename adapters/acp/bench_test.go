@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"slices"
 	"testing"
+	"time"
 
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/bridge"
@@ -91,4 +94,69 @@ func readSessionID(b *testing.B, r *bufio.Reader) string {
 		b.Fatalf("session/new answer %s", line)
 	}
 	return string(id)
+}
+
+// BenchmarkEchoRoundTrip sends one extension request at a time to the
+// scripted agent and waits for its answer, once straight to the agent's
+// process and once through the adapter and the bridge, and reports the
+// p50 and p99 round trip of each: the bridge's added latency is the
+// difference (two frames per round trip).
+func BenchmarkEchoRoundTrip(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("agent", func(b *testing.B) {
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), agentEnv+"=1")
+		w, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() {
+			w.Close()
+			cmd.Wait()
+		}()
+		roundTrips(b, w, bufio.NewReader(out))
+	})
+	b.Run("bridge", func(b *testing.B) {
+		ad := acpadapter.New(acpadapter.Options{Name: "acpagent", Path: exe, Env: []string{agentEnv + "=1"}})
+		defer ad.Close()
+		srv := bridge.New(ad, bridge.Options{})
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		served := make(chan struct{})
+		go func() {
+			defer close(served)
+			srv.ServeStdio(context.Background(), inR, outW)
+			outW.Close()
+		}()
+		defer func() {
+			inW.Close()
+			<-served
+		}()
+		roundTrips(b, inW, bufio.NewReader(outR))
+	})
+}
+
+// roundTrips initializes, then times b.N echo requests.
+func roundTrips(b *testing.B, w io.Writer, r *bufio.Reader) {
+	io.WriteString(w, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
+	if _, err := r.ReadBytes('\n'); err != nil {
+		b.Fatal(err)
+	}
+	var took []time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"method":"_acpagent/echo","params":{"n":%d}}`+"\n", i+2, i)
+		if _, err := r.ReadBytes('\n'); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
 }
