@@ -72,6 +72,7 @@ func BenchmarkPassthroughTurn(b *testing.B) {
 	readUntil(`"id":1,`)
 	requests <- fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`+"\n", b.TempDir())
 	line := readSessionID(b, r)
+	readUntil(`"available_commands_update"`) // sent right after the answer
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		id := 10 + i
