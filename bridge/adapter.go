@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
@@ -27,7 +28,7 @@ import (
 // sessions. Methods that block must return promptly once ctx is done.
 //
 // Optional features are separate interfaces (Authenticator, Loader, Resumer,
-// Lister, Deleter). The Server advertises a capability only when the adapter implements
+// Lister, Deleter, Passthrough). The Server advertises a capability only when the adapter implements
 // the interface and Info does not turn it off, so a client is never offered
 // what the adapter cannot do; a request for it is answered with
 // method-not-found.
@@ -98,4 +99,42 @@ type Deleter interface {
 	// Unknown ids are reported with an error wrapping
 	// acp.ErrResourceNotFound.
 	DeleteSession(ctx context.Context, req acp.DeleteSessionRequest) error
+}
+
+// Passthrough is implemented by adapters whose agent speaks ACP itself
+// (gemini --acp, opencode acp, ...). Decoding such an agent's traffic into
+// the typed structs of package acp would lose what the bridge does not model:
+// unknown fields, _meta, extension methods, agent-to-client requests. So the
+// Server keeps what it adds for every adapter (framing, size limits,
+// bad-input errors, trace, HTTP, the connection's session table, one turn at
+// a time, cancel preemption, the ordering of a turn's updates before its
+// answer) and hands everything else over as raw params:
+//
+//   - initialize: the request is validated and recorded as usual, then
+//     Initialize answers it; the adapter maps the agent's capabilities
+//     (only what the agent advertises, plus what the bridge adds itself).
+//   - session/new, session/load, session/resume: validated, then Open; the
+//     answer is the agent's. The session must be a RawSession.
+//   - session/prompt, session/set_mode, session/set_config_option,
+//     session/set_model and any request or notification whose params name an
+//     open session: that session's Forward or Notify.
+//   - session/cancel stays a preempted cancel of the turn's ctx;
+//     session/close stays the bridge's (the session's Close).
+//   - every other request or notification (session/list, authenticate,
+//     logout, extension methods): Forward or Notify here.
+//
+// The agent's requests and notifications reach the editor through the
+// acp.RawClient given to Open. When an adapter implements Passthrough, the
+// Server ignores Info's capabilities and the Loader, Resumer, Lister and
+// Authenticator interfaces: the agent's own answers decide.
+type Passthrough interface {
+	// Initialize answers the editor's initialize (params unchanged).
+	Initialize(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
+	// Open opens a session with session/new, session/load or
+	// session/resume and returns it with the agent's answer.
+	Open(ctx context.Context, method string, params json.RawMessage, c acp.RawClient) (acp.RawSession, json.RawMessage, error)
+	// Forward answers a request that names no open session.
+	Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Notify forwards a notification that names no open session.
+	Notify(ctx context.Context, method string, params json.RawMessage) error
 }

@@ -38,11 +38,23 @@ var methods = map[string]method{
 func (c *connection) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	<-c.ready
 	log := c.log.With().Str("method", req.Method).Str("rpc_id", req.ID.String()).Logger()
+	p, raw := c.srv.adapter.(Passthrough)
 	if !req.IsCall() {
+		if raw && req.Method != acp.MethodSessionCancel && c.isInitialized() {
+			c.notifyRaw(ctx, p, req)
+			return nil, nil
+		}
 		c.notification(req)
 		return nil, nil
 	}
 	m, ok := methods[req.Method]
+	if raw {
+		// Every method may mean something to the agent.
+		ok = true
+		m = func(c *connection, ctx context.Context, _ json.RawMessage) (any, error) {
+			return c.passthrough(ctx, p, req)
+		}
+	}
 	if !ok {
 		return nil, acp.NewError(int(jsonrpc.ErrMethodNotFound.Code),
 			"Method not found", map[string]any{"method": req.Method})

@@ -177,6 +177,7 @@ type connection struct {
 	mu          sync.Mutex
 	initialized bool                       // guarded by mu
 	clientCaps  acp.ClientCapabilities     // guarded by mu; set once by initialize
+	initParams  json.RawMessage            // guarded by mu; set once by initialize (passthrough adapters)
 	sessions    map[acp.SessionID]*session // guarded by mu
 	closing     bool                       // guarded by mu; no new sessions once set
 }

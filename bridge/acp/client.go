@@ -1,6 +1,9 @@
 package acp
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Client is the editor as an adapter sees it: the calls an agent may make on
 // the client side of ACP. The bridge implements it on top of its connection.
@@ -38,4 +41,30 @@ type Client interface {
 	// Capabilities are what the editor advertised at initialize (fs,
 	// terminal, _meta such as terminal_output).
 	Capabilities() ClientCapabilities
+}
+
+// RawClient is the editor as a passthrough adapter sees it: an adapter whose
+// agent speaks ACP itself forwards the agent's requests and notifications
+// with their params unchanged, so fields, _meta and methods this package does
+// not model reach the editor intact. The bridge's session clients implement
+// it; an adapter type-asserts its Client to RawClient.
+//
+// The concurrency contract is Client's. NotifyRaw of one session keeps call
+// order with SessionUpdate; before the answer that opens the session is
+// written, notifications are held and written right after it.
+type RawClient interface {
+	Client
+	// CallRaw sends a request of any method to the editor and returns its
+	// result unchanged. An error answer comes back as *Error with the
+	// editor's code, message and data. session/request_permission is
+	// withdrawn on session/cancel like RequestPermission: the call then
+	// returns the cancelled outcome.
+	CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// NotifyRaw sends a notification of any method to the editor. params
+	// must be one valid, compact JSON value (or empty): the adapter checks
+	// the agent's output, and the bridge writes it as is.
+	NotifyRaw(ctx context.Context, method string, params json.RawMessage) error
+	// InitializeParams are the params of the editor's initialize request,
+	// unchanged, for an agent that must be initialized the same way.
+	InitializeParams() json.RawMessage
 }

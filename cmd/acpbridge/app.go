@@ -74,11 +74,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			}
 			return usageError(c, fmt.Sprintf("unknown command %q", c.Args().First()))
 		},
-		Commands: []*cli.Command{
+		Commands: append([]*cli.Command{
 			claudeCommand(g, g.serveStdio),
 			replayCommand(g, g.serveStdio),
 			serveCommand(g),
-		},
+			agentsCommand(os.Stdout),
+		}, passthroughCommands(g, g.serveStdio)...),
 		HideHelpCommand: true,
 		OnUsageError:    onUsageError,
 	}

@@ -20,7 +20,8 @@ import (
 // binPath is the acpbridge binary built once for the end-to-end tests;
 // fakeAgentPath is cmd/fakeagent, a stand-in for a wrapped CLI that plays a
 // recorded session as a real child process.
-var binPath, fakeAgentPath string
+// acpAgentPath is cmd/acpagent, a scripted agent that speaks ACP itself.
+var binPath, fakeAgentPath, acpAgentPath string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "acpbridge-e2e")
@@ -38,7 +39,8 @@ func TestMain(m *testing.M) {
 		os.Setenv("CGO_ENABLED", "0")
 	}
 	fakeAgentPath = filepath.Join(dir, "fakeagent")
-	for _, b := range []struct{ out, pkg string }{{binPath, "."}, {fakeAgentPath, "../fakeagent"}} {
+	acpAgentPath = filepath.Join(dir, "acpagent")
+	for _, b := range []struct{ out, pkg string }{{binPath, "."}, {fakeAgentPath, "../fakeagent"}, {acpAgentPath, "../acpagent"}} {
 		args := append(append([]string{"build", "-o", b.out}, flags...), b.pkg)
 		build := exec.Command("go", args...)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr

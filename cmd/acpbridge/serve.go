@@ -54,10 +54,10 @@ func serveCommand(g *globals) *cli.Command {
 			&cli.Int64Flag{Name: "max-body", Value: 16 << 20, EnvVars: []string{"ACPBRIDGE_MAX_BODY"},
 				Usage: "refuse a POSTed message larger than this many bytes with 413", Destination: &s.maxBody},
 		},
-		Subcommands: []*cli.Command{
+		Subcommands: append([]*cli.Command{
 			claudeCommand(g, s.serve),
 			replayCommand(g, s.serve),
-		},
+		}, passthroughCommands(g, s.serve)...),
 		// Reached only when no adapter command follows.
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {

@@ -3,6 +3,7 @@ package acptest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -95,6 +96,16 @@ func (c *Checker) AgentFrame(raw []byte) error {
 	switch {
 	case f.Method != "":
 		def, ok := clientParams[f.Method]
+		if !ok && strings.HasPrefix(f.Method, "_") {
+			// ACP extension method or notification: any params, but an
+			// object when present (JSON-RPC 2.0 allows arrays; ACP does
+			// not use them).
+			var obj map[string]any
+			if len(f.Params) > 0 && json.Unmarshal(f.Params, &obj) != nil {
+				return fmt.Errorf("extension %s params must be an object: %s", f.Method, compactJSON(raw))
+			}
+			return nil
+		}
 		if !ok {
 			return fmt.Errorf("agent called %q, which is not a client method of ACP v1: %s", f.Method, compactJSON(raw))
 		}
@@ -108,6 +119,9 @@ func (c *Checker) AgentFrame(raw []byte) error {
 	case len(f.Result) > 0:
 		method := c.forget(f.ID)
 		def, ok := agentResults[method]
+		if !ok && strings.HasPrefix(method, "_") {
+			return nil // an extension method's result is the extension's own
+		}
 		if !ok {
 			return fmt.Errorf("agent answered id %s, which no client request carried: %s", f.ID, compactJSON(raw))
 		}

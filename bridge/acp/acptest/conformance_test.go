@@ -29,6 +29,9 @@ func TestChecker(t *testing.T) {
 		{"not a client method", "", `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{}}`, "not a client method"},
 		{"missing jsonrpc", "", `{"id":3,"result":{}}`, `"jsonrpc":"2.0"`},
 		{"permission request", "", `{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"t"},"options":[{"optionId":"a","name":"Allow","kind":"allow_once"}]}}`, ""},
+		{"extension notification", "", `{"jsonrpc":"2.0","method":"_x/notice","params":{"sessionId":"s","_meta":{"k":1}}}`, ""},
+		{"extension request with array params", "", `{"jsonrpc":"2.0","id":4,"method":"_x/ask","params":[1]}`, "must be an object"},
+		{"extension method answer", `{"jsonrpc":"2.0","id":5,"method":"_x/echo","params":{}}`, `{"jsonrpc":"2.0","id":5,"result":{"any":"thing"}}`, ""},
 		{"permission with a bad kind", "", `{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"t"},"options":[{"optionId":"a","name":"Allow","kind":"maybe"}]}}`, "RequestPermissionRequest"},
 	}
 	for _, tt := range tests {

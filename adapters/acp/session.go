@@ -1,0 +1,226 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// session is one ACP session, served by its own agent process: the session
+// id is the agent's, one to one, and stopping the process (close, a cancel
+// the agent ignores) touches no other session.
+type session struct {
+	a  *Adapter
+	id acp.SessionID
+	rc acp.RawClient
+	// reopen is the opening request's params (cwd, mcpServers, _meta), from
+	// which a re-attach after the agent died is built.
+	reopen map[string]json.RawMessage
+	dir    string
+
+	mu     sync.Mutex
+	conn   *agentConn // guarded by mu; the live agent, or the one that died
+	closed bool       // guarded by mu
+}
+
+var _ acp.RawSession = (*session)(nil)
+
+// Open starts an agent for the session and forwards the opening request
+// (session/new, load or resume) unchanged.
+func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessage, rc acp.RawClient) (acp.RawSession, json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(params, &fields); err != nil {
+		return nil, nil, acp.InvalidParams("params", err.Error())
+	}
+	var dir string
+	json.Unmarshal(fields["cwd"], &dir)
+	c, _, err := a.dial(ctx, dir, rc.InitializeParams(), rc)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := c.call(ctx, method, params)
+	if err != nil {
+		c.stop(context.WithoutCancel(ctx))
+		return nil, nil, err
+	}
+	var id acp.SessionID
+	if method == acp.MethodSessionNew {
+		var r struct {
+			SessionID acp.SessionID `json:"sessionId"`
+		}
+		if err := json.Unmarshal(res, &r); err != nil || r.SessionID == "" {
+			c.stop(context.WithoutCancel(ctx))
+			return nil, nil, fmt.Errorf("%s answered session/new without a sessionId: %s", a.opts.Name, res)
+		}
+		id = r.SessionID
+	} else {
+		json.Unmarshal(fields["sessionId"], &id)
+	}
+	delete(fields, "sessionId")
+	return &session{a: a, id: id, rc: rc, reopen: fields, dir: dir, conn: c}, res, nil
+}
+
+func (s *session) ID() acp.SessionID { return s.id }
+
+// State is empty: the agent's own answers carry modes and config options.
+func (s *session) State() acp.SessionState { return acp.SessionState{} }
+
+// live returns the session's agent, restarting it and re-attaching the
+// session when the last one died.
+func (s *session) live(ctx context.Context) (*agentConn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("session closed")
+	}
+	if s.conn != nil && s.conn.err() == nil {
+		return s.conn, nil
+	}
+	caps := s.a.capabilities()
+	method := acp.MethodSessionLoad
+	switch {
+	case caps.resume:
+		method = acp.MethodSessionResume
+	case !caps.load:
+		return nil, fmt.Errorf("%s stopped (%v) and cannot reopen session %s: it offers neither session/load nor session/resume; open a new session",
+			s.a.opts.Name, s.conn.err(), s.id)
+	}
+	c, _, err := s.a.dial(ctx, s.dir, s.rc.InitializeParams(), s.rc)
+	if err != nil {
+		return nil, fmt.Errorf("restarting %s: %w", s.a.opts.Name, err)
+	}
+	fields := make(map[string]json.RawMessage, len(s.reopen)+1)
+	for k, v := range s.reopen {
+		fields[k] = v
+	}
+	fields["sessionId"], _ = json.Marshal(s.id)
+	params, _ := json.Marshal(fields)
+	// The editor has this session's history already: a load's replay is
+	// not forwarded again.
+	c.filter.Store(method == acp.MethodSessionLoad)
+	_, err = c.call(ctx, method, params)
+	c.filter.Store(false)
+	if err != nil {
+		c.stop(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("re-attaching session %s with %s after %s stopped: %w", s.id, method, s.a.opts.Name, err)
+	}
+	s.a.opts.Logger.Info().Str("session", string(s.id)).Str("method", method).Msg("agent restarted and session re-attached")
+	s.conn = c
+	return c, nil
+}
+
+// Forward sends one request about the session to its agent.
+func (s *session) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c, err := s.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if method == acp.MethodSessionPrompt {
+		return s.prompt(ctx, c, params)
+	}
+	return c.call(ctx, method, params)
+}
+
+// prompt runs one turn. session/cancel goes to the agent as soon as ctx is
+// cancelled; if the agent has not answered within the grace, it is stopped
+// and the turn ends here, after the reader has stopped, so nothing of the
+// turn reaches the editor after its answer.
+func (s *session) prompt(ctx context.Context, c *agentConn, params json.RawMessage) (json.RawMessage, error) {
+	_, ch, err := c.start(acp.MethodSessionPrompt, params)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		return r.result, r.err
+	case <-ctx.Done():
+	}
+	cancel, _ := json.Marshal(acp.CancelNotification{SessionID: s.id})
+	c.notify(acp.MethodSessionCancel, cancel)
+	t := time.NewTimer(s.a.opts.CancelGrace)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.result, r.err
+	case <-t.C:
+	}
+	s.a.opts.Logger.Warn().Str("session", string(s.id)).Dur("grace", s.a.opts.CancelGrace).
+		Msg("the agent did not end the cancelled turn in time; stopping it")
+	stopped, stop := context.WithCancel(context.Background())
+	stop() // straight to SIGKILL: the agent already ignored the cancel
+	c.stop(stopped)
+	return nil, context.Cause(ctx)
+}
+
+// Notify forwards a notification about the session to its agent, if it
+// runs.
+func (s *session) Notify(_ context.Context, method string, params json.RawMessage) error {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c == nil || c.err() != nil {
+		return fmt.Errorf("%s is not running", s.a.opts.Name)
+	}
+	c.notify(method, params)
+	return nil
+}
+
+// Prompt, SetMode and SetConfigOption serve callers of the typed Session
+// interface by forwarding the encoded request.
+func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopReason, error) {
+	params, err := json.Marshal(req)
+	if err != nil {
+		return "", err
+	}
+	res, err := s.Forward(ctx, acp.MethodSessionPrompt, params)
+	if err != nil {
+		if ctx.Err() != nil {
+			return acp.StopReasonCancelled, nil
+		}
+		return "", err
+	}
+	var r acp.PromptResponse
+	err = json.Unmarshal(res, &r)
+	return r.StopReason, err
+}
+
+func (s *session) SetMode(ctx context.Context, mode acp.SessionModeID) error {
+	params, _ := json.Marshal(acp.SetSessionModeRequest{SessionID: s.id, ModeID: mode})
+	_, err := s.Forward(ctx, acp.MethodSessionSetMode, params)
+	return err
+}
+
+func (s *session) SetConfigOption(ctx context.Context, req acp.SetSessionConfigOptionRequest) ([]acp.SessionConfigOption, error) {
+	params, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Forward(ctx, acp.MethodSessionSetConfigOption, params)
+	if err != nil {
+		return nil, err
+	}
+	var r acp.SetSessionConfigOptionResponse
+	err = json.Unmarshal(res, &r)
+	return r.ConfigOptions, err
+}
+
+// Close stops the session's agent and waits for it. It is idempotent.
+func (s *session) Close() error {
+	s.mu.Lock()
+	c := s.conn
+	already := s.closed
+	s.closed = true
+	s.mu.Unlock()
+	if already || c == nil {
+		return nil
+	}
+	if err := c.stop(context.Background()); err != nil && c.err() == nil {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+)
+
+// versionTimeout bounds each CLI's --version: some are node scripts that
+// take a second to start, and a broken one must not hold the listing up.
+const versionTimeout = 5 * time.Second
+
+// agentReport is one line of `acpbridge agents`.
+type agentReport struct {
+	Name      string         `json:"name"`
+	Title     string         `json:"title"`
+	Installed bool           `json:"installed"`
+	Path      string         `json:"path,omitempty"`
+	Version   string         `json:"version,omitempty"`
+	Problem   string         `json:"problem,omitempty"`
+	Install   string         `json:"install"`
+	Args      []string       `json:"args"`
+	Zed       map[string]any `json:"zed"`
+	JetBrains map[string]any `json:"jetbrains"`
+	Acpx      map[string]any `json:"acpx"`
+}
+
+// agentsCommand is `acpbridge agents`: what the bridge can serve, what is
+// installed here, and how to wire each into an editor. It writes to out
+// (stdout: it serves no ACP, and users pipe it).
+func agentsCommand(out io.Writer) *cli.Command {
+	var asJSON bool
+	return &cli.Command{
+		Name:  "agents",
+		Usage: "list the agents the bridge knows, whether each is installed here, and editor configuration for each",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON", Destination: &asJSON},
+		},
+		Action: func(c *cli.Context) error {
+			self, err := os.Executable()
+			if err != nil {
+				self = "acpbridge"
+			}
+			reports := surveyAgents(c.Context, self)
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(reports)
+			}
+			for _, r := range reports {
+				writeReport(out, r)
+			}
+			return nil
+		},
+	}
+}
+
+// known is one agent as `agents` describes it.
+type known struct {
+	name, title, exe, env, pathFlag, install string
+}
+
+func knownAgents() []known {
+	all := []known{{name: "claude", title: "Claude Code", exe: "claude", env: "ACPBRIDGE_CLAUDE_PATH",
+		pathFlag: "--claude-path", install: "npm install -g @anthropic-ai/claude-code"}}
+	for _, n := range nativeAgents() {
+		all = append(all, known{name: n.name, title: n.title, exe: n.exe, env: n.envPath(), pathFlag: "--path", install: n.install()})
+	}
+	return all
+}
+
+// surveyAgents looks every known agent up, running the --version of those
+// installed concurrently.
+func surveyAgents(ctx context.Context, self string) []agentReport {
+	all := knownAgents()
+	reports := make([]agentReport, len(all))
+	var wg sync.WaitGroup
+	for i, k := range all {
+		r := &reports[i]
+		*r = agentReport{Name: k.name, Title: k.title, Install: k.install, Args: []string{k.name}}
+		want := k.exe
+		if p := os.Getenv(k.env); p != "" {
+			want = p
+		}
+		path, err := exec.LookPath(want)
+		if err != nil {
+			r.Problem = err.Error()
+		} else {
+			r.Installed, r.Path = true, path
+			r.Args = append(r.Args, k.pathFlag, path)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				vctx, cancel := context.WithTimeout(ctx, versionTimeout)
+				defer cancel()
+				v, err := acpadapter.Version(vctx, path)
+				if err != nil {
+					r.Problem = fmt.Sprintf("%s --version failed: %v", path, err)
+				}
+				r.Version = v
+			}()
+		}
+		label := k.title + " (acpbridge)"
+		r.Zed = map[string]any{label: map[string]any{"type": "custom", "command": self, "args": r.Args}}
+		r.JetBrains = map[string]any{label: map[string]any{"command": self, "args": r.Args}}
+		r.Acpx = map[string]any{k.name + "-bridge": map[string]any{"command": shellJoin(append([]string{self}, r.Args...))}}
+	}
+	wg.Wait()
+	return reports
+}
+
+func writeReport(w io.Writer, r agentReport) {
+	fmt.Fprintf(w, "%s (%s)\n", r.Name, r.Title)
+	switch {
+	case r.Installed && r.Version != "":
+		fmt.Fprintf(w, "  installed:  %s, version %s\n", r.Path, r.Version)
+	case r.Installed:
+		fmt.Fprintf(w, "  installed:  %s (%s)\n", r.Path, r.Problem)
+	default:
+		fmt.Fprintf(w, "  installed:  no\n")
+	}
+	fmt.Fprintf(w, "  install:    %s\n", r.Install)
+	fmt.Fprintf(w, "  Zed:        in ~/.config/zed/settings.json under \"agent_servers\": %s\n", compact(r.Zed))
+	fmt.Fprintf(w, "  JetBrains:  in ~/.jetbrains/acp.json under \"agent_servers\": %s\n", compact(r.JetBrains))
+	fmt.Fprintf(w, "  acpx:       in ~/.config/acpx/config.json under \"agents\": %s\n\n", compact(r.Acpx))
+}
+
+func compact(v map[string]any) string {
+	b, _ := json.Marshal(v)
+	s := string(b)
+	return s[1 : len(s)-1] // the entry, to paste inside the object
+}
+
+// shellJoin quotes argv for acpx, which splits its command like a shell.
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`&|;<>()*?[]#~!{}") {
+			q[i] = a
+			continue
+		}
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
