@@ -68,7 +68,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Action: func(c *cli.Context) error {
 			switch c.Args().First() {
 			case "":
-				return usageError(c, "no command given (claude, replay or serve)")
+				return usageError(c, fmt.Sprintf("no command given (%s)", commandNames(c.App.Commands)))
 			case "help":
 				return help(c)
 			}
@@ -78,13 +78,25 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			claudeCommand(g, g.serveStdio),
 			replayCommand(g, g.serveStdio),
 			serveCommand(g),
-			agentsCommand(os.Stdout),
+			agentsCommand(stdout),
 		}, passthroughCommands(g, g.serveStdio)...),
 		HideHelpCommand: true,
 		OnUsageError:    onUsageError,
 	}
 	quietUsage(app.Commands)
 	return app
+}
+
+// commandNames lists the visible commands, for usage errors that say what
+// would have been understood.
+func commandNames(cmds []*cli.Command) string {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // help answers `acpbridge help [COMMAND]`, as people type it out of habit.

@@ -32,7 +32,7 @@ func serveCommand(g *globals) *cli.Command {
 		Name:      "serve",
 		Usage:     "serve ACP over HTTP, for clients that are not the agent's parent process (web IDEs, remote hosts)",
 		ArgsUsage: "ADAPTER [ADAPTER FLAGS...]",
-		Description: "Serves the adapter named next (claude, replay) to any number of HTTP clients, each with its own\n" +
+		Description: "Serves the adapter named next (claude, replay, acp, gemini, ...) to any number of HTTP clients, each with its own\n" +
 			"ACP connection and sessions. Endpoints: /acp (ACP Streamable HTTP, as the TypeScript SDK's\n" +
 			"experimental HTTP client speaks it), /acp/rpc?client_id=ID and /acp/sse?client_id=ID.\n" +
 			"Loopback only unless --token is set.",
@@ -61,9 +61,9 @@ func serveCommand(g *globals) *cli.Command {
 		// Reached only when no adapter command follows.
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
-				return usageError(c, "serve needs an adapter to serve (claude or replay)")
+				return usageError(c, fmt.Sprintf("serve needs an adapter to serve (%s)", commandNames(c.Command.Subcommands)))
 			}
-			return usageError(c, fmt.Sprintf("serve: unknown adapter %q (claude or replay)", c.Args().First()))
+			return usageError(c, fmt.Sprintf("serve: unknown adapter %q (%s)", c.Args().First(), commandNames(c.Command.Subcommands)))
 		},
 		HideHelpCommand: true,
 	}
