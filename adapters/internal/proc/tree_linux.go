@@ -200,7 +200,10 @@ func (t *tree) kill(d time.Duration, log zerolog.Logger) bool {
 		t.mu.Lock()
 		var live []int
 		for pid, start := range t.known {
-			if pi := all[pid]; !pi.zombie && pi.start == start {
+			// A zombie this process adopted is not gone until it is
+			// reaped (the next observe does it): until then it still
+			// shows in /proc and to kill(pid, 0).
+			if pi := all[pid]; pi.start == start && (!pi.zombie || pi.ppid == t.self) {
 				live = append(live, pid)
 			}
 		}
