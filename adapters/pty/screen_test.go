@@ -1,0 +1,65 @@
+package pty
+
+import (
+	"testing"
+	"time"
+)
+
+// A title with a UTF-8 character whose encoding holds 0x9C (the 8-bit ST)
+// must not leak onto the screen, however the output is split.
+func TestTitleStaysOffTheScreen(t *testing.T) {
+	out := []byte("\x1b]0;✳ Claude Code\x07hello\x1b]2;◐ busy\x1b\\ world\a")
+	for split := 0; split <= len(out); split++ {
+		s := newScreen(40, 5, time.Now)
+		s.Write(out[:split])
+		s.Write(out[split:])
+		v := s.view()
+		if v.text != "hello world" || v.title != "◐ busy" || v.bells != 1 {
+			t.Fatalf("split at %d: text %q, title %q, bells %d; want %q, %q, 1", split, v.text, v.title, v.bells, "hello world", "◐ busy")
+		}
+	}
+}
+
+func TestBracketedPasteMode(t *testing.T) {
+	s := newScreen(40, 5, time.Now)
+	if s.view().paste {
+		t.Fatal("paste mode on before the agent enabled it")
+	}
+	s.Write([]byte("\x1b[?2004h"))
+	if !s.view().paste {
+		t.Fatal("paste mode off after DECSET 2004")
+	}
+	s.Write([]byte("\x1b[?2004l"))
+	if s.view().paste {
+		t.Fatal("paste mode on after DECRST 2004")
+	}
+}
+
+func TestStreamSendsOnlyGrowth(t *testing.T) {
+	var s stream
+	steps := []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{"Hello"}, "Hello"},
+		{[]string{"Hello from"}, " from"},
+		{[]string{"Hello from the"}, " the"},
+		{[]string{"Hello from the", "second"}, "\nsecond"},
+		{[]string{"Hello from the", "second"}, ""},
+		{[]string{"Hello FROM the", "second line"}, " line"}, // a redraw of sent text is not sent again
+	}
+	for i, st := range steps {
+		if got := s.next(st.lines); got != st.want {
+			t.Fatalf("step %d: next(%q) = %q, want %q", i, st.lines, got, st.want)
+		}
+	}
+}
+
+func TestReplyLinesSkipOldHistoryAndEcho(t *testing.T) {
+	base := []string{"> hello", "Hello from the fake TUI. You said: hello"}
+	cur := append(append([]string(nil), base...), "> hello", "Hello again", "")
+	got := replyLines(cur, base, "hello")
+	if len(got) != 1 || got[0] != "Hello again" {
+		t.Fatalf("replyLines = %q, want [Hello again]", got)
+	}
+}
