@@ -30,15 +30,15 @@ func (p *Profile) isChrome(line string) bool {
 // after the echo of the prompt, which itself comes after what was on the
 // screen before the prompt was typed (base). Without a visible echo (it
 // scrolled away) the reply is the content after base's tail, or all of it.
-func replyLines(cur, base []string, prompt string) []string {
+func replyLines(cur, base []string, prompt string) (lines []string, anchored bool) {
 	from := 0
 	if k := tailIndex(cur, base); k >= 0 {
-		from = k
+		from, anchored = k, true
 	}
 	if echo := echoLine(prompt); echo != "" {
 		for i := from; i < len(cur); i++ {
 			if strings.Contains(cur[i], echo) {
-				from = i + 1
+				from, anchored = i+1, true
 				// A multi-line prompt echoes more lines; skip the ones
 				// that are lines of the prompt.
 				for from < len(cur) && from-i < promptLines(prompt) && strings.Contains(prompt, strings.TrimSpace(trimPrefixMarks(cur[from]))) && strings.TrimSpace(cur[from]) != "" {
@@ -55,7 +55,7 @@ func replyLines(cur, base []string, prompt string) []string {
 	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
 		out = out[:len(out)-1]
 	}
-	return out
+	return out, anchored
 }
 
 // echoLine is the part of the prompt a TUI echoes recognisably: its first
@@ -116,7 +116,12 @@ type stream struct {
 	sent []string // lines sent; the last may still grow
 }
 
-func (s *stream) next(lines []string) string {
+// Lines that are not anchored (the start of the reply has scrolled off the
+// screen) are aligned on the last complete line sent.
+func (s *stream) next(lines []string, anchored bool) string {
+	if !anchored {
+		lines = s.align(lines)
+	}
 	var b strings.Builder
 	for i, l := range lines {
 		switch {
@@ -135,4 +140,19 @@ func (s *stream) next(lines []string) string {
 		}
 	}
 	return b.String()
+}
+
+// align places lines, which start somewhere in the reply, after the lines
+// already sent: at the last occurrence of the last complete line sent.
+func (s *stream) align(lines []string) []string {
+	if len(s.sent) < 2 {
+		return lines
+	}
+	k := len(s.sent) - 2
+	for j := len(lines) - 1; j >= 0; j-- {
+		if lines[j] == s.sent[k] {
+			return append(append([]string(nil), s.sent[:k+1]...), lines[j+1:]...)
+		}
+	}
+	return s.sent // nothing to align on: send nothing rather than repeat
 }

@@ -49,7 +49,7 @@ func TestStreamSendsOnlyGrowth(t *testing.T) {
 		{[]string{"Hello FROM the", "second line"}, " line"}, // a redraw of sent text is not sent again
 	}
 	for i, st := range steps {
-		if got := s.next(st.lines); got != st.want {
+		if got := s.next(st.lines, true); got != st.want {
 			t.Fatalf("step %d: next(%q) = %q, want %q", i, st.lines, got, st.want)
 		}
 	}
@@ -58,8 +58,23 @@ func TestStreamSendsOnlyGrowth(t *testing.T) {
 func TestReplyLinesSkipOldHistoryAndEcho(t *testing.T) {
 	base := []string{"> hello", "Hello from the fake TUI. You said: hello"}
 	cur := append(append([]string(nil), base...), "> hello", "Hello again", "")
-	got := replyLines(cur, base, "hello")
-	if len(got) != 1 || got[0] != "Hello again" {
+	got, anchored := replyLines(cur, base, "hello")
+	if len(got) != 1 || got[0] != "Hello again" || !anchored {
 		t.Fatalf("replyLines = %q, want [Hello again]", got)
+	}
+}
+
+// When the start of the reply has scrolled off the screen, the lines still
+// on it are aligned with what was sent, so nothing is lost or repeated.
+func TestStreamAlignsScrolledLines(t *testing.T) {
+	var s stream
+	if got := s.next([]string{"one", "two", "thr"}, true); got != "one\ntwo\nthr" {
+		t.Fatalf("first = %q", got)
+	}
+	if got, want := s.next([]string{"two", "three", "four"}, false), "ee\nfour"; got != want {
+		t.Fatalf("after scrolling = %q, want %q", got, want)
+	}
+	if got := s.next([]string{"x", "y"}, false); got != "" {
+		t.Fatalf("unalignable lines sent %q, want nothing", got)
 	}
 }

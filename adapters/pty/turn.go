@@ -15,8 +15,12 @@ const tick = 10 * time.Millisecond
 
 // settle is how long the screen must be unchanged before its reply text is
 // read: a TUI's frame arrives in several reads, and a half-drawn frame has
-// half-drawn chrome that no pattern recognises.
-const settle = 8 * time.Millisecond
+// half-drawn chrome that no pattern recognises. An agent that never pauses
+// that long is read every maxLag anyway, so text is not held back.
+const (
+	settle = 8 * time.Millisecond
+	maxLag = 40 * time.Millisecond
+)
 
 // cancelWithin bounds a cancelled turn: the issue promises `cancelled`
 // within 2 s whatever the agent does; the interrupt gets most of that to
@@ -97,7 +101,8 @@ type turn struct {
 	since     time.Time // when the prompt was typed
 	busy      bool      // the busy screen was seen
 	out       stream
-	asked     uint64 // screen seq of the dialog last answered; 0 for none
+	asked     uint64    // screen seq of the dialog last answered; 0 for none
+	emitted   time.Time // when reply text was last looked for
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
@@ -139,7 +144,7 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 	if p.Busy.set() && p.Busy.MatchString(v.text) {
 		t.busy = true
 	}
-	if s.opts.Now().Sub(v.last) >= settle {
+	if now := s.opts.Now(); now.Sub(v.last) >= settle || now.Sub(t.emitted) >= maxLag {
 		if err := t.emit(ctx, v); err != nil {
 			return "", err, true
 		}
@@ -162,8 +167,9 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 
 // emit sends the reply text that appeared since the last look.
 func (t *turn) emit(ctx context.Context, v view) error {
-	lines := replyLines(t.s.p.content(v.text), t.base, t.prompt)
-	text := t.out.next(lines)
+	lines, anchored := replyLines(t.s.p.content(v.text), t.base, t.prompt)
+	text := t.out.next(lines, anchored)
+	t.emitted = t.s.opts.Now()
 	if text == "" {
 		return nil
 	}
