@@ -140,6 +140,7 @@ func deadline(t *testing.T) context.Context {
 }
 
 func TestTextTurn(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -167,6 +168,7 @@ func TestTextTurn(t *testing.T) {
 }
 
 func TestMultiLinePromptIsPasted(t *testing.T) {
+	t.Parallel()
 	c := newClient(nil)
 	s := fakeSession(t, nil, c)
 	stop, err := prompt(t, deadline(t), s, "first line\nsecond line")
@@ -180,6 +182,7 @@ func TestMultiLinePromptIsPasted(t *testing.T) {
 }
 
 func TestYesNoDialog(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		choice, want string
 	}{
@@ -225,6 +228,7 @@ func equalOptions(a, b []acp.PermissionOption) bool {
 }
 
 func TestNumberedDialog(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		choice, want string
 	}{
@@ -258,6 +262,7 @@ func TestNumberedDialog(t *testing.T) {
 }
 
 func TestCancelWhileStreaming(t *testing.T) {
+	t.Parallel()
 	c := newClient(nil)
 	s := fakeSession(t, nil, c, "-word-delay", "5ms")
 	ctx, cancel := context.WithCancel(deadline(t))
@@ -292,6 +297,7 @@ func TestCancelWhileStreaming(t *testing.T) {
 }
 
 func TestCrashMidReply(t *testing.T) {
+	t.Parallel()
 	c := newClient(nil)
 	s := fakeSession(t, nil, c)
 	stop, err := prompt(t, deadline(t), s, "crash now")
@@ -312,6 +318,7 @@ func TestCrashMidReply(t *testing.T) {
 // nor busy: the turn fails saying the TUI no longer matches, instead of
 // hanging.
 func TestUnknownScreenFails(t *testing.T) {
+	t.Parallel()
 	src := `name = "old"
 version = "FakeTUI v0"
 idle = '^  \? for shortcuts$'
@@ -333,6 +340,7 @@ unknown = "400ms"
 }
 
 func TestNoIdleScreenAtStart(t *testing.T) {
+	t.Parallel()
 	p, err := ParseProfile("never.toml", []byte("name = \"never\"\nversion = \"v9\"\nidle = '^never$'\nstart = \"500ms\"\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -345,6 +353,7 @@ func TestNoIdleScreenAtStart(t *testing.T) {
 }
 
 func TestCloseEndsTheAgent(t *testing.T) {
+	t.Parallel()
 	c := newClient(nil)
 	s := fakeSession(t, nil, c)
 	if _, err := prompt(t, deadline(t), s, "hello"); err != nil {

@@ -22,6 +22,7 @@ type screen struct {
 	bells   int           // guarded by mu
 	paste   bool          // guarded by mu; bracketed paste enabled by the agent
 	title   string        // guarded by mu
+	row     int           // guarded by mu; the cursor's row after the last write
 	osc     oscFilter     // guarded by mu
 	changed chan struct{} // 1-buffered: a write changed the screen
 	now     func() time.Time
@@ -57,6 +58,7 @@ func (s *screen) Write(b []byte) (int, error) {
 	}
 	_, err := s.emu.Write(clean)
 	text := render(s.emu)
+	s.row = s.emu.CursorPosition().Y
 	changed := text != s.text || s.bells != bells || s.title != title
 	if changed {
 		s.text = text
@@ -94,12 +96,13 @@ type view struct {
 	bells int
 	paste bool
 	title string
+	row   int // the cursor's row
 }
 
 func (s *screen) view() view {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return view{text: s.text, seq: s.seq, last: s.last, bells: s.bells, paste: s.paste, title: s.title}
+	return view{text: s.text, seq: s.seq, last: s.last, bells: s.bells, paste: s.paste, title: s.title, row: s.row}
 }
 
 // render is the screen's text: lines right-trimmed, trailing blank lines
@@ -111,6 +114,17 @@ func render(e *vt.Emulator) string {
 	}
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// above is the text of the rows above the cursor: on a screen still being
+// drawn, the cursor's row may be half-written and the rows below it not
+// yet redrawn.
+func (v view) above() string {
+	lines := strings.SplitN(v.text, "\n", v.row+1)
+	if len(lines) > v.row {
+		lines = lines[:v.row]
 	}
 	return strings.Join(lines, "\n")
 }

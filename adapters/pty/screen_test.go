@@ -78,3 +78,17 @@ func TestStreamAlignsScrolledLines(t *testing.T) {
 		t.Fatalf("unalignable lines sent %q, want nothing", got)
 	}
 }
+
+// A frame read while it is drawn has a half-written cursor row (the
+// footer "  esc to in…") that must not be taken for reply text.
+func TestAboveDropsTheRowBeingDrawn(t *testing.T) {
+	s := newScreen(40, 10, time.Now)
+	s.Write([]byte("\x1b[H\x1b[2JFakeTUI v1\r\n\r\nHello from\r\n\r\n  esc to in"))
+	if got, want := s.view().above(), "FakeTUI v1\n\nHello from\n"; got != want {
+		t.Fatalf("above = %q, want %q", got, want)
+	}
+	s.Write([]byte("\x1b[H"))
+	if got := s.view().above(); got != "" {
+		t.Fatalf("above with the cursor home = %q, want nothing", got)
+	}
+}

@@ -119,7 +119,7 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 			return t.cancel()
 		case <-s.exited:
 			v := s.scr.view()
-			t.emit(ctx, v)
+			t.emit(ctx, v.text)
 			return "", s.exitError(v)
 		case <-s.scr.changed:
 		case <-time.After(tick):
@@ -144,8 +144,13 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 	if p.Busy.set() && p.Busy.MatchString(v.text) {
 		t.busy = true
 	}
-	if now := s.opts.Now(); now.Sub(v.last) >= settle || now.Sub(t.emitted) >= maxLag {
-		if err := t.emit(ctx, v); err != nil {
+	switch now := s.opts.Now(); {
+	case now.Sub(v.last) >= settle:
+		if err := t.emit(ctx, v.text); err != nil {
+			return "", err, true
+		}
+	case now.Sub(t.emitted) >= maxLag:
+		if err := t.emit(ctx, v.above()); err != nil {
 			return "", err, true
 		}
 	}
@@ -156,7 +161,7 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
 	switch {
 	case idle && started && (bell || s.quiet(v)):
-		return acp.StopReasonEndTurn, t.emit(ctx, v), true
+		return acp.StopReasonEndTurn, t.emit(ctx, v.text), true
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
 		s.opts.Now().Sub(v.last) >= time.Duration(p.Unknown):
 		return "", fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s) for %s: the TUI may have changed; the screen shows:\n%s",
@@ -165,16 +170,17 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 	return "", nil, false
 }
 
-// emit sends the reply text that appeared since the last look.
-func (t *turn) emit(ctx context.Context, v view) error {
-	lines, anchored := replyLines(t.s.p.content(v.text), t.base, t.prompt)
-	text := t.out.next(lines, anchored)
+// emit sends the reply text of screen text that appeared since the last
+// look.
+func (t *turn) emit(ctx context.Context, text string) error {
+	lines, anchored := replyLines(t.s.p.content(text), t.base, t.prompt)
+	more := t.out.next(lines, anchored)
 	t.emitted = t.s.opts.Now()
-	if text == "" {
+	if more == "" {
 		return nil
 	}
 	return t.s.c.SessionUpdate(ctx, acp.SessionNotification{SessionID: t.s.id,
-		Update: acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(text)}}})
+		Update: acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(more)}}})
 }
 
 // ask puts a dialog to the editor and types the chosen option's keys.
