@@ -46,6 +46,11 @@ type Profile struct {
 	// Start is how long the agent may take to show its first idle screen
 	// (default 30s).
 	Start Duration `toml:"start"`
+	// InputAtCursor says the cursor's row is the agent's own prompt (or the
+	// line it is still writing), never finished reply text: true for
+	// line-prompt REPLs, whose prompt is not chrome a pattern could name
+	// without also naming reply lines.
+	InputAtCursor bool `toml:"input_at_cursor"`
 	// Chrome are lines of the screen that are never reply text (input box,
 	// borders, spinners, footer); each is matched against a whole line.
 	Chrome []Pattern `toml:"chrome"`

@@ -376,3 +376,50 @@ func TestCloseEndsTheAgent(t *testing.T) {
 		t.Errorf("Prompt after Close = %v; want an error saying the agent ended", err)
 	}
 }
+
+// The generic profile drives a cooked-mode line-prompt REPL: the prompt is
+// typed as one line (no bracketed paste), the terminal's echo is not part
+// of the reply, and ^C interrupts.
+func TestGenericREPL(t *testing.T) {
+	t.Parallel()
+	p, err := FindProfile(GenericProfile, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(nil)
+	s := fakeSession(t, p, c, "-repl")
+	stop, err := prompt(t, deadline(t), s, "hello\nthere")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got, want := c.text(), "Hello from the fake REPL. You said: hello there"; got != want {
+		t.Errorf("reply = %q, want %q", got, want)
+	}
+
+	c = newClient(nil)
+	s.(*closer).session.c = c
+	ctx, cancel := context.WithCancel(deadline(t))
+	done := make(chan error, 1)
+	go func() {
+		stop, err := prompt(t, ctx, s, "a long one")
+		if err == nil && stop != acp.StopReasonCancelled {
+			err = errors.New("stop reason " + string(stop))
+		}
+		done <- err
+	}()
+	<-c.first
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("cancelled prompt: %v", err)
+	}
+	if got := c.text(); !strings.HasPrefix(got, "word1") {
+		t.Errorf("streamed before the cancel: %q, want the REPL's words", got)
+	}
+	c.reset()
+	if stop, err := prompt(t, deadline(t), s, "again"); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt after cancel = %q, %v", stop, err)
+	}
+	if got, want := c.text(), "Hello from the fake REPL. You said: again"; got != want {
+		t.Errorf("reply after cancel = %q, want %q", got, want)
+	}
+}

@@ -145,6 +145,11 @@ func (s *stream) next(lines []string, anchored bool) string {
 // align places lines, which start somewhere in the reply, after the lines
 // already sent: at the last occurrence of the last complete line sent.
 func (s *stream) align(lines []string) []string {
+	if len(s.sent) == 0 {
+		// Neither the echo nor the old screen is there yet (a terminal
+		// echoes typing late): the reply cannot be told from the rest.
+		return nil
+	}
 	if len(s.sent) < 2 {
 		return lines
 	}

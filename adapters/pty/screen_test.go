@@ -68,6 +68,9 @@ func TestReplyLinesSkipOldHistoryAndEcho(t *testing.T) {
 // on it are aligned with what was sent, so nothing is lost or repeated.
 func TestStreamAlignsScrolledLines(t *testing.T) {
 	var s stream
+	if got := s.next([]string{"old", "screen"}, false); got != "" {
+		t.Fatalf("unanchored lines before any reply sent %q, want nothing", got)
+	}
 	if got := s.next([]string{"one", "two", "thr"}, true); got != "one\ntwo\nthr" {
 		t.Fatalf("first = %q", got)
 	}

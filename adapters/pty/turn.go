@@ -41,7 +41,9 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	}
 	prompt := promptText(req.Prompt)
 	v := s.scr.view()
-	base := s.p.content(v.text)
+	// What is above the cursor: the cursor's row is where the prompt is
+	// typed, so it changes.
+	base := s.p.content(v.above())
 	if err := s.write(s.typing(prompt, v.paste)); err != nil {
 		return "", err
 	}
@@ -119,7 +121,7 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 			return t.cancel()
 		case <-s.exited:
 			v := s.scr.view()
-			t.emit(ctx, v.text)
+			t.emit(ctx, t.final(v))
 			return "", s.exitError(v)
 		case <-s.scr.changed:
 		case <-time.After(tick):
@@ -144,12 +146,16 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 	if p.Busy.set() && p.Busy.MatchString(v.text) {
 		t.busy = true
 	}
+	// A frame is drawn top to bottom with the cursor at the drawing point:
+	// what is above the cursor is whole, the rest may be half drawn (seen
+	// under load: a box border cut short). The whole screen is read once
+	// it has been quiet, unless the cursor's row is the agent's prompt.
 	switch now := s.opts.Now(); {
-	case now.Sub(v.last) >= settle:
+	case s.quiet(v) && !p.InputAtCursor:
 		if err := t.emit(ctx, v.text); err != nil {
 			return "", err, true
 		}
-	case now.Sub(t.emitted) >= maxLag:
+	case now.Sub(v.last) >= settle || now.Sub(t.emitted) >= maxLag:
 		if err := t.emit(ctx, v.above()); err != nil {
 			return "", err, true
 		}
@@ -161,13 +167,21 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
 	switch {
 	case idle && started && (bell || s.quiet(v)):
-		return acp.StopReasonEndTurn, t.emit(ctx, v.text), true
+		return acp.StopReasonEndTurn, t.emit(ctx, t.final(v)), true
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
 		s.opts.Now().Sub(v.last) >= time.Duration(p.Unknown):
 		return "", fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s) for %s: the TUI may have changed; the screen shows:\n%s",
 			s.opts.Name, p.Name, p.Version, time.Duration(p.Unknown), lastLines(v.text, 12)), true
 	}
 	return "", nil, false
+}
+
+// final is the screen text the turn's last reply text is read from.
+func (t *turn) final(v view) string {
+	if t.s.p.InputAtCursor {
+		return v.above()
+	}
+	return v.text
 }
 
 // emit sends the reply text of screen text that appeared since the last
@@ -219,10 +233,12 @@ func (t *turn) ask(ctx context.Context, d *Dialog, v view) (acp.StopReason, erro
 // idle screen. The turn is cancelled whatever the agent does.
 func (t *turn) cancel() (acp.StopReason, error) {
 	s := t.s
+	// Before the interrupt: an agent may be back at idle before the write
+	// returns.
+	before := s.scr.view().seq
 	if err := s.write(s.p.Interrupt.Bytes("")); err != nil {
 		s.log.Debug().Err(err).Msg("interrupting")
 	}
-	before := s.scr.view().seq
 	limit := time.NewTimer(cancelWithin)
 	defer limit.Stop()
 	for {
