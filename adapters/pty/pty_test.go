@@ -423,3 +423,46 @@ func TestGenericREPL(t *testing.T) {
 		t.Errorf("reply after cancel = %q, want %q", got, want)
 	}
 }
+
+// An idle pattern that also matches while the agent works (an input box
+// that stays on the screen) does not end the turn while busy matches.
+func TestBusyIsNotIdle(t *testing.T) {
+	t.Parallel()
+	p, err := ParseProfile("box.toml", []byte(`name = "box"
+version = "FakeTUI v1"
+idle = '^╰─+╯$'
+busy = '^  esc to interrupt$'
+quiet = "50ms"
+chrome = ['^FakeTUI v\d+ · .*', '^[╭╰]─+[╮╯]$', '^│ > .*│$', '^  (\? for shortcuts|esc to interrupt)$', '^\S Thinking… \(\d+\)$']
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(nil)
+	s := fakeSession(t, p, c, "-word-delay", "100ms")
+	stop, err := prompt(t, deadline(t), s, "hi")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got, want := c.text(), "Hello from the fake TUI. You said: hi"; got != want {
+		t.Errorf("reply = %q, want %q", got, want)
+	}
+}
+
+// A start-up dialog that ignored its answer (keys typed while it settled)
+// is answered again.
+func TestStartupDialogAnsweredAgain(t *testing.T) {
+	t.Parallel()
+	p, err := FindProfile("faketui", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := *p
+	q.Start = Duration(5 * time.Second)
+	c := newClient(nil)
+	s := fakeSession(t, &q, c, "-trust", "-drop-keys", "1")
+	stop, err := prompt(t, deadline(t), s, "hello")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+}

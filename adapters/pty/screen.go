@@ -105,12 +105,14 @@ func (s *screen) view() view {
 	return view{text: s.text, seq: s.seq, last: s.last, bells: s.bells, paste: s.paste, title: s.title, row: s.row}
 }
 
-// render is the screen's text: lines right-trimmed, trailing blank lines
-// dropped.
+// render is the screen's text: lines right-trimmed, no-break spaces as
+// spaces, trailing blank lines dropped.
 func render(e *vt.Emulator) string {
 	lines := strings.Split(e.String(), "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
+		// A no-break space reads as a space (Claude Code's prompt is
+		// "❯\u00a0"); profiles need not spell it.
+		lines[i] = strings.TrimRight(strings.ReplaceAll(l, "\u00a0", " "), " \t")
 	}
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]

@@ -95,3 +95,13 @@ func TestAboveDropsTheRowBeingDrawn(t *testing.T) {
 		t.Fatalf("above with the cursor home = %q, want nothing", got)
 	}
 }
+
+// Claude Code's prompt is "❯" and a no-break space: the screen reads it as
+// a space, so "❯ *$" matches an empty prompt.
+func TestNoBreakSpaceReadsAsSpace(t *testing.T) {
+	s := newScreen(40, 5, time.Now)
+	s.Write([]byte("❯\u00a0\r\n"))
+	if got := s.view().text; got != "❯" {
+		t.Fatalf("text = %q, want %q", got, "❯")
+	}
+}

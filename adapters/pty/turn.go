@@ -56,7 +56,11 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 	deadline := time.NewTimer(time.Duration(s.p.Start))
 	defer deadline.Stop()
-	answered := map[string]uint64{} // start-up dialog → screen seq it was answered on
+	// A TUI may drop keys typed while a dialog settles (Claude Code redraws
+	// its dialogs ≈150 ms after the first frame and resets the selection),
+	// so a start-up dialog still there a while after its answer is answered
+	// again.
+	answered := map[string]time.Time{}
 	for {
 		v := s.scr.view()
 		if s.quiet(v) {
@@ -64,9 +68,9 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 				return "", nil
 			}
 			for _, st := range s.p.Startup {
-				if seq, ok := answered[st.Name]; st.Match.MatchString(v.text) && (!ok || seq != v.seq) {
+				if at, ok := answered[st.Name]; st.Match.MatchString(v.text) && (!ok || s.opts.Now().Sub(at) >= retryAnswer) {
 					s.log.Debug().Str("dialog", st.Name).Msg("answering a start-up dialog")
-					answered[st.Name] = v.seq
+					answered[st.Name] = s.opts.Now()
 					if err := s.write(st.Keys.Bytes("")); err != nil {
 						return "", err
 					}
@@ -86,6 +90,10 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		}
 	}
 }
+
+// retryAnswer is how long a start-up dialog may stay after its answer
+// before it is answered again.
+const retryAnswer = time.Second
 
 // quiet reports whether the screen has not changed for the profile's quiet
 // window.
@@ -160,7 +168,9 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 			return "", err, true
 		}
 	}
-	idle := p.Idle.MatchString(v.text)
+	// A busy screen is not idle, even if the idle pattern matches too (an
+	// input box that stays on the screen while the agent works).
+	idle := p.Idle.MatchString(v.text) && !(p.Busy.set() && p.Busy.MatchString(v.text))
 	changed := v.seq != t.submitted
 	bell := v.bells > t.bells
 	started := t.busy || bell || (changed && !p.Busy.set()) ||
