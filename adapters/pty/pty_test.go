@@ -98,6 +98,14 @@ func requireUnix(t *testing.T) {
 func fakeSession(t *testing.T, p *Profile, c acp.Client, args ...string) acp.Session {
 	t.Helper()
 	requireUnix(t)
+	return benchSession(t, p, c, args...)
+}
+
+func benchSession(t testing.TB, p *Profile, c acp.Client, args ...string) acp.Session {
+	t.Helper()
+	if _, err := os.Stat("/dev/ptmx"); err != nil {
+		t.Skip("no pseudo-terminals on this OS")
+	}
 	if p == nil {
 		var err error
 		if p, err = FindProfile("faketui", ""); err != nil {
