@@ -474,3 +474,29 @@ func TestStartupDialogAnsweredAgain(t *testing.T) {
 		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
 	}
 }
+
+// An agent that ignores the interrupt still gets its turn answered
+// cancelled within 2 s (the issue's bound).
+func TestCancelDeafAgent(t *testing.T) {
+	t.Parallel()
+	c := newClient(nil)
+	s := fakeSession(t, nil, c, "-deaf")
+	ctx, cancel := context.WithCancel(deadline(t))
+	done := make(chan acp.StopReason, 1)
+	go func() {
+		stop, err := prompt(t, ctx, s, "a long story")
+		if err != nil {
+			t.Errorf("Prompt: %v", err)
+		}
+		done <- stop
+	}()
+	<-c.first
+	cancel()
+	cancelled := time.Now()
+	if stop := <-done; stop != acp.StopReasonCancelled {
+		t.Fatalf("stop = %q, want cancelled", stop)
+	}
+	if d := time.Since(cancelled); d > 2*time.Second {
+		t.Errorf("cancelled after %s; the issue promises 2 s", d)
+	}
+}
