@@ -120,7 +120,7 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 	for {
 		v := s.scr.view()
 		s.log.Trace().Str("screen", v.text).Uint64("seq", v.seq).Bool("busy", t.busy).Msg("look")
-		stop, err, done := t.look(ctx, v)
+		stop, done, err := t.look(ctx, v)
 		if done {
 			return stop, err
 		}
@@ -138,17 +138,17 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 }
 
 // look classifies one screen and acts on it; done ends the turn.
-func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
+func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool, err error) {
 	s, p := t.s, t.s.p
 	if d := p.dialog(v.text); d != nil {
 		if t.asked != 0 {
-			return "", nil, false // answered; waiting for it to go
+			return "", false, nil // answered; waiting for it to go
 		}
 		if !s.quiet(v) {
-			return "", nil, false // let the dialog finish drawing
+			return "", false, nil // let the dialog finish drawing
 		}
 		stop, err := t.ask(ctx, d, v)
-		return stop, err, stop != "" || err != nil
+		return stop, stop != "" || err != nil, err
 	}
 	t.asked = 0
 	if p.Busy.set() && p.Busy.MatchString(v.text) {
@@ -161,11 +161,11 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 	switch now := s.opts.Now(); {
 	case s.quiet(v) && !p.InputAtCursor:
 		if err := t.emit(ctx, v.text); err != nil {
-			return "", err, true
+			return "", true, err
 		}
 	case now.Sub(v.last) >= settle || now.Sub(t.emitted) >= maxLag:
 		if err := t.emit(ctx, v.above()); err != nil {
-			return "", err, true
+			return "", true, err
 		}
 	}
 	// A busy screen is not idle, even if the idle pattern matches too (an
@@ -177,13 +177,13 @@ func (t *turn) look(ctx context.Context, v view) (acp.StopReason, error, bool) {
 		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
 	switch {
 	case idle && started && (bell || s.quiet(v)):
-		return acp.StopReasonEndTurn, t.emit(ctx, t.final(v)), true
+		return acp.StopReasonEndTurn, true, t.emit(ctx, t.final(v))
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
 		s.opts.Now().Sub(v.last) >= time.Duration(p.Unknown):
-		return "", fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s) for %s: the TUI may have changed; the screen shows:\n%s",
-			s.opts.Name, p.Name, p.Version, time.Duration(p.Unknown), lastLines(v.text, 12)), true
+		return "", true, fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s) for %s: the TUI may have changed; the screen shows:\n%s",
+			s.opts.Name, p.Name, p.Version, time.Duration(p.Unknown), lastLines(v.text, 12))
 	}
-	return "", nil, false
+	return "", false, nil
 }
 
 // final is the screen text the turn's last reply text is read from.
