@@ -77,6 +77,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: append([]*cli.Command{
 			claudeCommand(g, g.serveStdio),
 			replayCommand(g, g.serveStdio),
+			ptyCommand(g, g.serveStdio),
 			serveCommand(g),
 			agentsCommand(stdout),
 		}, passthroughCommands(g, g.serveStdio)...),

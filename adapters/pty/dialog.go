@@ -1,0 +1,66 @@
+package pty
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// dialog is the profile's dialog on the screen, or nil.
+func (p *Profile) dialog(text string) *Dialog {
+	for i := range p.Dialogs {
+		if p.Dialogs[i].Match.MatchString(text) {
+			return &p.Dialogs[i]
+		}
+	}
+	return nil
+}
+
+// title is the permission request's title: Title's first group or match,
+// else the dialog's name.
+func (d *Dialog) title(text string) string {
+	if d.Title.set() {
+		if m := d.Title.FindStringSubmatch(text); m != nil {
+			if len(m) > 1 {
+				return strings.TrimSpace(m[1])
+			}
+			return strings.TrimSpace(m[0])
+		}
+	}
+	return d.Name
+}
+
+// options are the dialog's options as ACP offers them, with the keys that
+// choose each.
+func (d *Dialog) options(text string) ([]acp.PermissionOption, map[acp.PermissionOptionID][]byte) {
+	var opts []acp.PermissionOption
+	keys := map[acp.PermissionOptionID][]byte{}
+	add := func(label, kind string, k []byte) {
+		id := acp.PermissionOptionID(strconv.Itoa(len(opts) + 1))
+		opts = append(opts, acp.PermissionOption{OptionID: id, Name: label, Kind: acp.PermissionOptionKind(kind)})
+		keys[id] = k
+	}
+	for _, o := range d.Options {
+		add(o.Label, o.Kind, o.Keys.Bytes(""))
+	}
+	if !d.OptionLine.set() {
+		return opts, keys
+	}
+	ki, li := d.OptionLine.SubexpIndex("key"), d.OptionLine.SubexpIndex("label")
+	for _, m := range d.OptionLine.FindAllStringSubmatch(text, -1) {
+		label := strings.TrimSpace(m[li])
+		add(label, d.kind(label), d.Answer.Bytes(m[ki]))
+	}
+	return opts, keys
+}
+
+// kind maps an option's label to an ACP kind (allow_once by default).
+func (d *Dialog) kind(label string) string {
+	for _, k := range kindOrder {
+		if re, ok := d.Kinds[k]; ok && re.MatchString(label) {
+			return k
+		}
+	}
+	return string(acp.PermissionOptionKindAllowOnce)
+}

@@ -1,0 +1,19 @@
+// Package pty serves ACP sessions from interactive terminal agents (TUIs and
+// line-prompt REPLs) that have no structured protocol: the agent runs on a
+// pseudo-terminal, a terminal emulator keeps the screen a person would read,
+// and a Profile (a TOML file) says how that screen looks when the agent is
+// idle, busy or asking something, which lines are chrome, and which keys
+// answer, interrupt and submit.
+//
+// A turn types the prompt (as a bracketed paste when the agent enabled it),
+// streams the reply lines that appear below the prompt's echo as
+// agent_message_chunk, turns the profile's dialogs into
+// session/request_permission with the dialog's own options, and ends when
+// the idle screen has been quiet for the profile's window (at once after a
+// BEL). A cancel types the profile's interrupt and answers cancelled within
+// 2 s whatever the agent does. A screen that matches nothing the profile
+// knows for too long ends the turn with an error naming the profile and the
+// TUI version it was written for.
+//
+// The package imports bridge/acp and adapters/internal/proc, never bridge.
+package pty

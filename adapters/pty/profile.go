@@ -1,0 +1,348 @@
+package pty
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Profile says how to drive one terminal agent: how its screen looks when it
+// is idle, busy or asking something, which keys answer what, and which lines
+// of the screen are chrome rather than reply. Profiles are TOML files a user
+// can write for their own agent; see ParseProfile for the format and the
+// built-in ones in profiles/.
+type Profile struct {
+	// Name identifies the profile (--profile NAME).
+	Name string `toml:"name"`
+	// Version is the TUI version the profile was written against; it is
+	// named in the error when the screen no longer matches.
+	Version string `toml:"version"`
+	// Commands are the executable names that select this profile when no
+	// --profile is given.
+	Commands []string `toml:"commands"`
+	// Idle matches the screen when the agent waits for a prompt.
+	Idle Pattern `toml:"idle"`
+	// Busy matches the screen while the agent works.
+	Busy Pattern `toml:"busy"`
+	// Submit are the keys typed after the prompt (default ["enter"]).
+	Submit Keys `toml:"submit"`
+	// Interrupt are the keys that stop a turn (default ["ctrl-c"]).
+	Interrupt Keys `toml:"interrupt"`
+	// Quiet is how long the screen must not change before an idle screen
+	// ends the turn (default 150ms; a BEL at idle ends it at once).
+	Quiet Duration `toml:"quiet"`
+	// Unknown is how long a screen that matches neither idle, busy nor a
+	// dialog may stay unchanged before the turn fails (default 30s).
+	Unknown Duration `toml:"unknown"`
+	// Start is how long the agent may take to show its first idle screen
+	// (default 30s).
+	Start Duration `toml:"start"`
+	// InputAtCursor says the cursor's row is the agent's own prompt (or the
+	// line it is still writing), never finished reply text: true for
+	// line-prompt REPLs, whose prompt is not chrome a pattern could name
+	// without also naming reply lines.
+	InputAtCursor bool `toml:"input_at_cursor"`
+	// Chrome are lines of the screen that are never reply text (input box,
+	// borders, spinners, footer); each is matched against a whole line.
+	Chrome []Pattern `toml:"chrome"`
+	// Dialogs are the permission dialogs the agent shows during a turn.
+	Dialogs []Dialog `toml:"dialog"`
+	// Startup are dialogs answered before the first prompt (trust this
+	// folder, use this API key).
+	Startup []Startup `toml:"startup"`
+}
+
+// Dialog is a permission dialog: recognised on the screen, asked of the
+// editor with its options, answered with the chosen option's keys.
+type Dialog struct {
+	Name string `toml:"name"`
+	// Match recognises the dialog on the screen.
+	Match Pattern `toml:"match"`
+	// Title, if it matches, gives the permission request's title (its
+	// first group, or the whole match); default the dialog's name.
+	Title Pattern `toml:"title"`
+	// Options are the dialog's fixed options.
+	Options []Option `toml:"option"`
+	// OptionLine, instead of Options, reads the options from the screen: a
+	// pattern with the groups "key" and "label", matched against each line.
+	OptionLine Pattern `toml:"option_line"`
+	// Answer are the keys that choose an option read by OptionLine; "{key}"
+	// stands for its key (default ["{key}"]).
+	Answer Keys `toml:"answer"`
+	// Kinds map ACP permission kinds (allow_once, allow_always, reject_once,
+	// reject_always) to patterns over an option's label, for options read
+	// by OptionLine; the first kind in that order that matches wins, and
+	// allow_once is the default.
+	Kinds map[string]Pattern `toml:"kinds"`
+
+	line int // where the dialog is declared, for errors
+}
+
+// Option is one fixed option of a dialog.
+type Option struct {
+	Label string `toml:"label"`
+	Kind  string `toml:"kind"`
+	Keys  Keys   `toml:"keys"`
+}
+
+// Startup is a dialog the profile answers itself before the first prompt.
+type Startup struct {
+	Name  string  `toml:"name"`
+	Match Pattern `toml:"match"`
+	Keys  Keys    `toml:"keys"`
+
+	line int
+}
+
+// Pattern is a regular expression over the emulated screen (multi-line mode:
+// ^ and $ match at line ends).
+type Pattern struct{ *regexp.Regexp }
+
+// UnmarshalText compiles the pattern; a bad one is reported with its line.
+func (p *Pattern) UnmarshalText(b []byte) error {
+	re, err := regexp.Compile("(?m)" + string(b))
+	if err != nil {
+		return fmt.Errorf("bad regular expression %q: %v", b, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	p.Regexp = re
+	return nil
+}
+
+func (p Pattern) set() bool { return p.Regexp != nil }
+
+// Duration is a time.Duration written as "150ms".
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("bad duration %q", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+//go:embed profiles/*.toml
+var builtin embed.FS
+
+// Builtin returns the built-in profiles, sorted by name.
+func Builtin() []*Profile {
+	names, _ := builtin.ReadDir("profiles")
+	var out []*Profile
+	for _, n := range names {
+		b, _ := builtin.ReadFile("profiles/" + n.Name())
+		p, err := ParseProfile("profiles/"+n.Name(), b)
+		if err != nil {
+			panic(err) // a built-in profile is checked by the tests
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// GenericProfile is the name of the profile for commands no profile names.
+const GenericProfile = "generic"
+
+// FindProfile resolves --profile: a built-in name, or a file. An empty name
+// picks the built-in profile whose commands include the base name of cmd,
+// else the generic one.
+func FindProfile(name, cmd string) (*Profile, error) {
+	all := Builtin()
+	if name == "" {
+		base := filepath.Base(cmd)
+		for _, p := range all {
+			for _, c := range p.Commands {
+				if c == base {
+					return p, nil
+				}
+			}
+		}
+		name = GenericProfile
+	}
+	for _, p := range all {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	if !strings.ContainsAny(name, `/\.`) {
+		return nil, fmt.Errorf("no built-in profile %q (built-in: %s); give a file path for your own", name, builtinNames(all))
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading profile: %w", err)
+	}
+	return ParseProfile(name, b)
+}
+
+func builtinNames(all []*Profile) string {
+	var n []string
+	for _, p := range all {
+		n = append(n, p.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// ParseProfile reads a profile from TOML. Errors name the file and line: a
+// bad regular expression or duration, an unknown key, a missing field.
+func ParseProfile(file string, data []byte) (*Profile, error) {
+	var p Profile
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, decodeError(file, err)
+	}
+	dialogs, startups := tableLines(data, "dialog"), tableLines(data, "startup")
+	for i := range p.Dialogs {
+		p.Dialogs[i].line = at(dialogs, i)
+	}
+	for i := range p.Startup {
+		p.Startup[i].line = at(startups, i)
+	}
+	if err := p.validate(); err != nil {
+		return nil, fmt.Errorf("%s:%w", file, err)
+	}
+	p.defaults()
+	return &p, nil
+}
+
+func decodeError(file string, err error) error {
+	var sm *toml.StrictMissingError
+	if errors.As(err, &sm) && len(sm.Errors) > 0 {
+		e := sm.Errors[0]
+		row, _ := e.Position()
+		return fmt.Errorf("%s:%d: unknown key %q", file, row, strings.Join(e.Key(), "."))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, _ := de.Position()
+		return fmt.Errorf("%s:%d: %s", file, row, de.Error())
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
+
+// tableLines are the lines of the [[name]] headers, in order.
+func tableLines(data []byte, name string) []int {
+	var out []int
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) == "[["+name+"]]" {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+func at(lines []int, i int) int {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return 0
+}
+
+// missing is a required field left out, at the line of its table.
+func missing(line int, field, table string) error {
+	return fmt.Errorf("%d: missing %q in %s", line, field, table)
+}
+
+func (p *Profile) validate() error {
+	switch {
+	case p.Name == "":
+		return missing(1, "name", "the profile")
+	case !p.Idle.set():
+		return missing(1, "idle", "the profile")
+	}
+	for _, d := range p.Dialogs {
+		if err := d.validate(); err != nil {
+			return err
+		}
+	}
+	for _, s := range p.Startup {
+		switch {
+		case s.Name == "":
+			return missing(s.line, "name", "[[startup]]")
+		case !s.Match.set():
+			return missing(s.line, "match", fmt.Sprintf("[[startup]] %q", s.Name))
+		case len(s.Keys) == 0:
+			return missing(s.line, "keys", fmt.Sprintf("[[startup]] %q", s.Name))
+		}
+	}
+	return nil
+}
+
+var kindOrder = []string{"allow_always", "reject_always", "reject_once", "allow_once"}
+
+func (d *Dialog) validate() error {
+	where := fmt.Sprintf("[[dialog]] %q", d.Name)
+	switch {
+	case d.Name == "":
+		return missing(d.line, "name", "[[dialog]]")
+	case !d.Match.set():
+		return missing(d.line, "match", where)
+	case len(d.Options) == 0 && !d.OptionLine.set():
+		return missing(d.line, "option", where+" (or option_line)")
+	}
+	if d.OptionLine.set() {
+		names := d.OptionLine.SubexpNames()
+		if !contains(names, "key") || !contains(names, "label") {
+			return fmt.Errorf("%d: option_line of %s needs the groups (?P<key>…) and (?P<label>…)", d.line, where)
+		}
+	}
+	for k := range d.Kinds {
+		if !contains(kindOrder, k) {
+			return fmt.Errorf("%d: unknown permission kind %q in %s (want one of %s)", d.line, k, where, strings.Join(kindOrder, ", "))
+		}
+	}
+	for _, o := range d.Options {
+		switch {
+		case o.Label == "":
+			return missing(d.line, "label", where+" option")
+		case len(o.Keys) == 0:
+			return missing(d.line, "keys", fmt.Sprintf("%s option %q", where, o.Label))
+		case !contains(kindOrder, o.Kind):
+			return fmt.Errorf("%d: option %q of %s has kind %q (want one of %s)", d.line, o.Label, where, o.Kind, strings.Join(kindOrder, ", "))
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Profile) defaults() {
+	if len(p.Submit) == 0 {
+		p.Submit = Keys{"enter"}
+	}
+	if len(p.Interrupt) == 0 {
+		p.Interrupt = Keys{"ctrl-c"}
+	}
+	if p.Quiet == 0 {
+		p.Quiet = Duration(150 * time.Millisecond)
+	}
+	if p.Unknown == 0 {
+		p.Unknown = Duration(30 * time.Second)
+	}
+	if p.Start == 0 {
+		p.Start = Duration(30 * time.Second)
+	}
+	for i := range p.Dialogs {
+		if len(p.Dialogs[i].Answer) == 0 {
+			p.Dialogs[i].Answer = Keys{"{key}"}
+		}
+	}
+}

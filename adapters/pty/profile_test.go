@@ -1,0 +1,111 @@
+package pty
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestProfileErrorsNameTheLine(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"bad regex", "name = \"x\"\n\nidle = '(unclosed'\n", `x.toml:3: `},
+		{"bad regex says why", "name = \"x\"\nidle = '(unclosed'\n", `bad regular expression "(unclosed": missing closing )`},
+		{"unknown key", "name = \"x\"\nidle = 'a'\nidel = 'b'\n", `x.toml:3: unknown key "idel"`},
+		{"unknown key in a dialog", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\nlabel = 'l'\n", `x.toml:6: unknown key "dialog.label"`},
+		{"missing name", "idle = 'a'\n", `x.toml:1: missing "name" in the profile`},
+		{"missing idle", "name = \"x\"\n", `x.toml:1: missing "idle" in the profile`},
+		{"dialog without match", "name = \"x\"\nidle = 'a'\n\n[[dialog]]\nname = \"d\"\noption = [{label = \"Yes\", kind = \"allow_once\", keys = [\"y\"]}]\n", `x.toml:4: missing "match" in [[dialog]] "d"`},
+		{"dialog without options", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\n", `x.toml:3: missing "option" in [[dialog]] "d" (or option_line)`},
+		{"second dialog without name", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption_line = '(?P<key>\\d) (?P<label>.*)'\n\n[[dialog]]\nmatch = 'n'\n", `x.toml:8: missing "name" in [[dialog]]`},
+		{"bad kind", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption = [{label = \"Yes\", kind = \"allow\", keys = [\"y\"]}]\n", `x.toml:3: option "Yes" of [[dialog]] "d" has kind "allow"`},
+		{"option line without groups", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption_line = '(\\d) (.*)'\n", `x.toml:3: option_line of [[dialog]] "d" needs the groups`},
+		{"startup without keys", "name = \"x\"\nidle = 'a'\n[[startup]]\nname = \"trust\"\nmatch = 'm'\n", `x.toml:3: missing "keys" in [[startup]] "trust"`},
+		{"bad duration", "name = \"x\"\nidle = 'a'\nquiet = \"soon\"\n", `x.toml:3: `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseProfile("x.toml", []byte(tt.src))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("ParseProfile error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBuiltinProfiles(t *testing.T) {
+	got := map[string]*Profile{}
+	for _, p := range Builtin() {
+		if p.Version == "" {
+			t.Errorf("profile %q does not name the TUI version it was written against", p.Name)
+		}
+		got[p.Name] = p
+	}
+	for _, name := range []string{GenericProfile, "faketui"} {
+		if got[name] == nil {
+			t.Errorf("no built-in profile %q", name)
+		}
+	}
+}
+
+func TestFindProfile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mine.toml")
+	if err := os.WriteFile(file, []byte("name = \"mine\"\nidle = '> $'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, flag, cmd, want, err string
+	}{
+		{"by command name", "", "/opt/bin/faketui", "faketui", ""},
+		{"unknown command", "", "/usr/bin/aider", GenericProfile, ""},
+		{"by profile name", "generic", "faketui", GenericProfile, ""},
+		{"from a file", file, "x", "mine", ""},
+		{"unknown name", "nope", "x", "", `no built-in profile "nope"`},
+		{"missing file", "./nope.toml", "x", "", "reading profile"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := FindProfile(tt.flag, tt.cmd)
+			switch {
+			case tt.err != "":
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("FindProfile error = %v, want %q", err, tt.err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case p.Name != tt.want:
+				t.Fatalf("FindProfile = %q, want %q", p.Name, tt.want)
+			}
+		})
+	}
+}
+
+func TestGenericIdle(t *testing.T) {
+	p, err := FindProfile(GenericProfile, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]bool{
+		"answer\n> ":       true,
+		"answer\naider> ":  true,
+		"answer\n>>> ":     true,
+		"answer\n> typed":  false,
+		"working on it...": false,
+		"multi\nline\n$":   true,
+	} {
+		if got := p.Idle.MatchString(render1(text)); got != want {
+			t.Errorf("idle(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// render1 right-trims lines as the screen does.
+func render1(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	return strings.Join(lines, "\n")
+}

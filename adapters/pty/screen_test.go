@@ -1,0 +1,107 @@
+package pty
+
+import (
+	"testing"
+	"time"
+)
+
+// A title with a UTF-8 character whose encoding holds 0x9C (the 8-bit ST)
+// must not leak onto the screen, however the output is split.
+func TestTitleStaysOffTheScreen(t *testing.T) {
+	out := []byte("\x1b]0;✳ Claude Code\x07hello\x1b]2;◐ busy\x1b\\ world\a")
+	for split := 0; split <= len(out); split++ {
+		s := newScreen(40, 5, time.Now)
+		s.Write(out[:split])
+		s.Write(out[split:])
+		v := s.view()
+		if v.text != "hello world" || v.title != "◐ busy" || v.bells != 1 {
+			t.Fatalf("split at %d: text %q, title %q, bells %d; want %q, %q, 1", split, v.text, v.title, v.bells, "hello world", "◐ busy")
+		}
+	}
+}
+
+func TestBracketedPasteMode(t *testing.T) {
+	s := newScreen(40, 5, time.Now)
+	if s.view().paste {
+		t.Fatal("paste mode on before the agent enabled it")
+	}
+	s.Write([]byte("\x1b[?2004h"))
+	if !s.view().paste {
+		t.Fatal("paste mode off after DECSET 2004")
+	}
+	s.Write([]byte("\x1b[?2004l"))
+	if s.view().paste {
+		t.Fatal("paste mode on after DECRST 2004")
+	}
+}
+
+func TestStreamSendsOnlyGrowth(t *testing.T) {
+	var s stream
+	steps := []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{"Hello"}, "Hello"},
+		{[]string{"Hello from"}, " from"},
+		{[]string{"Hello from the"}, " the"},
+		{[]string{"Hello from the", "second"}, "\nsecond"},
+		{[]string{"Hello from the", "second"}, ""},
+		{[]string{"Hello FROM the", "second line"}, " line"}, // a redraw of sent text is not sent again
+	}
+	for i, st := range steps {
+		if got := s.next(st.lines, true); got != st.want {
+			t.Fatalf("step %d: next(%q) = %q, want %q", i, st.lines, got, st.want)
+		}
+	}
+}
+
+func TestReplyLinesSkipOldHistoryAndEcho(t *testing.T) {
+	base := []string{"> hello", "Hello from the fake TUI. You said: hello"}
+	cur := append(append([]string(nil), base...), "> hello", "Hello again", "")
+	got, anchored := replyLines(cur, base, "hello")
+	if len(got) != 1 || got[0] != "Hello again" || !anchored {
+		t.Fatalf("replyLines = %q, want [Hello again]", got)
+	}
+}
+
+// When the start of the reply has scrolled off the screen, the lines still
+// on it are aligned with what was sent, so nothing is lost or repeated.
+func TestStreamAlignsScrolledLines(t *testing.T) {
+	var s stream
+	if got := s.next([]string{"old", "screen"}, false); got != "" {
+		t.Fatalf("unanchored lines before any reply sent %q, want nothing", got)
+	}
+	if got := s.next([]string{"one", "two", "thr"}, true); got != "one\ntwo\nthr" {
+		t.Fatalf("first = %q", got)
+	}
+	if got, want := s.next([]string{"two", "three", "four"}, false), "ee\nfour"; got != want {
+		t.Fatalf("after scrolling = %q, want %q", got, want)
+	}
+	if got := s.next([]string{"x", "y"}, false); got != "" {
+		t.Fatalf("unalignable lines sent %q, want nothing", got)
+	}
+}
+
+// A frame read while it is drawn has a half-written cursor row (the
+// footer "  esc to in…") that must not be taken for reply text.
+func TestAboveDropsTheRowBeingDrawn(t *testing.T) {
+	s := newScreen(40, 10, time.Now)
+	s.Write([]byte("\x1b[H\x1b[2JFakeTUI v1\r\n\r\nHello from\r\n\r\n  esc to in"))
+	if got, want := s.view().above(), "FakeTUI v1\n\nHello from\n"; got != want {
+		t.Fatalf("above = %q, want %q", got, want)
+	}
+	s.Write([]byte("\x1b[H"))
+	if got := s.view().above(); got != "" {
+		t.Fatalf("above with the cursor home = %q, want nothing", got)
+	}
+}
+
+// Claude Code's prompt is "❯" and a no-break space: the screen reads it as
+// a space, so "❯ *$" matches an empty prompt.
+func TestNoBreakSpaceReadsAsSpace(t *testing.T) {
+	s := newScreen(40, 5, time.Now)
+	s.Write([]byte("❯\u00a0\r\n"))
+	if got := s.view().text; got != "❯" {
+		t.Fatalf("text = %q, want %q", got, "❯")
+	}
+}

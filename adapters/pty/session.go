@@ -1,0 +1,152 @@
+package pty
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// session is one agent on one PTY.
+type session struct {
+	id      acp.SessionID
+	c       acp.Client
+	p       *Profile
+	opts    *Options
+	log     zerolog.Logger
+	proc    proc.Process
+	scr     *screen
+	exited  chan struct{} // closed when the PTY output has ended
+	wg      sync.WaitGroup
+	started bool // accessed only by Prompt (one at a time): start-up dialogs done
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func startSession(ctx context.Context, id acp.SessionID, req acp.NewSessionRequest, c acp.Client, p *Profile, o *Options) (*session, error) {
+	spec := proc.Spec{Name: o.Name, Path: o.Command[0], Args: o.Command[1:], Dir: req.Cwd, Env: o.Env,
+		Logger: o.Logger, Grace: o.StopGrace}
+	pr, err := o.start(context.WithoutCancel(ctx), spec, uint16(o.Cols), uint16(o.Rows))
+	if err != nil {
+		return nil, err
+	}
+	s := &session{id: id, c: c, p: p, opts: o, log: o.Logger.With().Str("session", string(id)).Logger(),
+		proc: pr, scr: newScreen(o.Cols, o.Rows, o.Now), exited: make(chan struct{})}
+	s.wg.Add(2)
+	go s.readPTY()
+	go s.answerQueries()
+	return s, nil
+}
+
+// readPTY copies the agent's output into the emulator until the agent and
+// everything it started have exited.
+func (s *session) readPTY() {
+	defer s.wg.Done()
+	defer close(s.exited)
+	_, err := io.Copy(s.scr, s.proc.Stdout())
+	if err != nil {
+		s.log.Debug().Err(err).Msg("reading the pty")
+	}
+}
+
+// answerQueries sends the emulator's answers to the agent's terminal queries
+// (cursor position, device attributes) back to the agent, as a terminal
+// does: TUIs wait for them. It ends when the emulator is closed, after
+// readPTY.
+func (s *session) answerQueries() {
+	defer s.wg.Done()
+	_, _ = io.Copy(s.proc.Stdin(), s.scr.replies())
+}
+
+func (s *session) ID() acp.SessionID       { return s.id }
+func (s *session) State() acp.SessionState { return acp.SessionState{} }
+
+func (s *session) SetMode(context.Context, acp.SessionModeID) error {
+	return errors.New("a PTY agent has no modes")
+}
+
+func (s *session) SetConfigOption(context.Context, acp.SetSessionConfigOptionRequest) ([]acp.SessionConfigOption, error) {
+	return nil, errors.New("a PTY agent has no config options")
+}
+
+// Close stops the agent and everything it started, and waits for the
+// session's goroutines.
+func (s *session) Close() error {
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*s.opts.StopGrace+time.Second)
+		defer cancel()
+		err := s.proc.Stop(ctx)
+		<-s.exited
+		s.scr.close()
+		s.wg.Wait()
+		var ee interface{ ExitCode() int }
+		if err != nil && !errors.As(err, &ee) {
+			s.closeErr = err
+		}
+	})
+	return s.closeErr
+}
+
+// write types b into the agent's terminal.
+func (s *session) write(b []byte) error {
+	if _, err := s.proc.Stdin().Write(b); err != nil {
+		return fmt.Errorf("typing into %s: %w", s.opts.Name, err)
+	}
+	return nil
+}
+
+// promptText is the text of a prompt's blocks, one paragraph each.
+func promptText(blocks []acp.ContentBlock) string {
+	var parts []string
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			parts = append(parts, b.Text.Text)
+		case b.ResourceLink != nil:
+			parts = append(parts, b.ResourceLink.URI)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// typing is what typing the prompt sends: a bracketed paste when the agent
+// enabled it (multi-line text arrives whole), else the text with newlines as
+// spaces (a newline would submit early), then the submit keys.
+func (s *session) typing(prompt string, paste bool) []byte {
+	var b []byte
+	if paste {
+		b = append(b, "\x1b[200~"...)
+		b = append(b, strings.ReplaceAll(prompt, "\x1b[201~", "")...)
+		b = append(b, "\x1b[201~"...)
+	} else {
+		b = append(b, strings.Join(strings.Fields(prompt), " ")...)
+	}
+	return append(b, s.p.Submit.Bytes("")...)
+}
+
+// exitError is the error of an agent that ended during a turn.
+func (s *session) exitError(v view) error {
+	werr := s.proc.Wait()
+	why := "exited"
+	if werr != nil {
+		why = werr.Error()
+	}
+	return fmt.Errorf("%s ended during the turn (%s); last screen:\n%s", s.opts.Name, why, lastLines(v.text, 8))
+}
+
+func lastLines(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,269 @@
+package pty
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// tick is how often the turn looks at a screen that has not changed, for the
+// quiet and no-match windows, and for a screen to settle.
+const tick = 10 * time.Millisecond
+
+// settle is how long the screen must be unchanged before its reply text is
+// read: a TUI's frame arrives in several reads, and a half-drawn frame has
+// half-drawn chrome that no pattern recognises. An agent that never pauses
+// that long is read every maxLag anyway, so text is not held back.
+const (
+	settle = 8 * time.Millisecond
+	maxLag = 40 * time.Millisecond
+)
+
+// cancelWithin bounds a cancelled turn: the issue promises `cancelled`
+// within 2 s whatever the agent does; the interrupt gets most of that to
+// bring the agent back to idle.
+const cancelWithin = 1500 * time.Millisecond
+
+// Prompt runs one turn: it waits for the agent's idle screen (answering
+// start-up dialogs), types the prompt, streams the reply as it appears, asks
+// the editor about the dialogs the profile knows, and ends when the screen
+// is idle and quiet again.
+func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopReason, error) {
+	if !s.started {
+		stop, err := s.ready(ctx)
+		if err != nil || stop != "" {
+			return stop, err
+		}
+		s.started = true
+	}
+	prompt := promptText(req.Prompt)
+	v := s.scr.view()
+	// What is above the cursor: the cursor's row is where the prompt is
+	// typed, so it changes.
+	base := s.p.content(v.above())
+	if err := s.write(s.typing(prompt, v.paste)); err != nil {
+		return "", err
+	}
+	t := &turn{s: s, prompt: prompt, base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}
+	return t.run(ctx)
+}
+
+// ready waits for the first idle screen, answering the profile's start-up
+// dialogs on the way and asking the editor about its permission dialogs.
+func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
+	deadline := time.NewTimer(time.Duration(s.p.Start))
+	defer deadline.Stop()
+	// A TUI may drop keys typed while a dialog settles (Claude Code redraws
+	// its dialogs ≈150 ms after the first frame and resets the selection),
+	// so a start-up dialog still there a while after its answer is answered
+	// again.
+	answered := map[string]time.Time{}
+	for {
+		v := s.scr.view()
+		if s.quiet(v) {
+			if s.p.Idle.MatchString(v.text) {
+				return "", nil
+			}
+			for _, st := range s.p.Startup {
+				if at, ok := answered[st.Name]; st.Match.MatchString(v.text) && (!ok || s.opts.Now().Sub(at) >= retryAnswer) {
+					s.log.Debug().Str("dialog", st.Name).Msg("answering a start-up dialog")
+					answered[st.Name] = s.opts.Now()
+					if err := s.write(st.Keys.Bytes("")); err != nil {
+						return "", err
+					}
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return acp.StopReasonCancelled, nil
+		case <-s.exited:
+			return "", s.exitError(s.scr.view())
+		case <-deadline.C:
+			return "", fmt.Errorf("%s did not show its idle screen within %s (profile %q, written against %s); the screen shows:\n%s",
+				s.opts.Name, time.Duration(s.p.Start), s.p.Name, s.p.Version, lastLines(v.text, 12))
+		case <-s.scr.changed:
+		case <-time.After(tick):
+		}
+	}
+}
+
+// retryAnswer is how long a start-up dialog may stay after its answer
+// before it is answered again.
+const retryAnswer = time.Second
+
+// quiet reports whether the screen has not changed for the profile's quiet
+// window.
+func (s *session) quiet(v view) bool {
+	return s.opts.Now().Sub(v.last) >= time.Duration(s.p.Quiet)
+}
+
+// turn is the state of one prompt turn.
+type turn struct {
+	s         *session
+	prompt    string
+	base      []string  // the screen's content before the prompt was typed
+	submitted uint64    // screen seq when the prompt was typed
+	bells     int       // bells before the prompt
+	since     time.Time // when the prompt was typed
+	busy      bool      // the busy screen was seen
+	out       stream
+	asked     uint64    // screen seq of the dialog last answered; 0 for none
+	emitted   time.Time // when reply text was last looked for
+}
+
+func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
+	s := t.s
+	for {
+		v := s.scr.view()
+		s.log.Trace().Str("screen", v.text).Uint64("seq", v.seq).Bool("busy", t.busy).Msg("look")
+		stop, done, err := t.look(ctx, v)
+		if done {
+			return stop, err
+		}
+		select {
+		case <-ctx.Done():
+			return t.cancel()
+		case <-s.exited:
+			v := s.scr.view()
+			t.emit(ctx, t.final(v))
+			return "", s.exitError(v)
+		case <-s.scr.changed:
+		case <-time.After(tick):
+		}
+	}
+}
+
+// look classifies one screen and acts on it; done ends the turn.
+func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool, err error) {
+	s, p := t.s, t.s.p
+	if d := p.dialog(v.text); d != nil {
+		if t.asked != 0 {
+			return "", false, nil // answered; waiting for it to go
+		}
+		if !s.quiet(v) {
+			return "", false, nil // let the dialog finish drawing
+		}
+		stop, err := t.ask(ctx, d, v)
+		return stop, stop != "" || err != nil, err
+	}
+	t.asked = 0
+	if p.Busy.set() && p.Busy.MatchString(v.text) {
+		t.busy = true
+	}
+	// A frame is drawn top to bottom with the cursor at the drawing point:
+	// what is above the cursor is whole, the rest may be half drawn (seen
+	// under load: a box border cut short). The whole screen is read once
+	// it has been quiet, unless the cursor's row is the agent's prompt.
+	switch now := s.opts.Now(); {
+	case s.quiet(v) && !p.InputAtCursor:
+		if err := t.emit(ctx, v.text); err != nil {
+			return "", true, err
+		}
+	case now.Sub(v.last) >= settle || now.Sub(t.emitted) >= maxLag:
+		if err := t.emit(ctx, v.above()); err != nil {
+			return "", true, err
+		}
+	}
+	// A busy screen is not idle, even if the idle pattern matches too (an
+	// input box that stays on the screen while the agent works).
+	idle := p.Idle.MatchString(v.text) && !(p.Busy.set() && p.Busy.MatchString(v.text))
+	changed := v.seq != t.submitted
+	bell := v.bells > t.bells
+	started := t.busy || bell || (changed && !p.Busy.set()) ||
+		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
+	switch {
+	case idle && started && (bell || s.quiet(v)):
+		return acp.StopReasonEndTurn, true, t.emit(ctx, t.final(v))
+	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
+		s.opts.Now().Sub(v.last) >= time.Duration(p.Unknown):
+		return "", true, fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s) for %s: the TUI may have changed; the screen shows:\n%s",
+			s.opts.Name, p.Name, p.Version, time.Duration(p.Unknown), lastLines(v.text, 12))
+	}
+	return "", false, nil
+}
+
+// final is the screen text the turn's last reply text is read from.
+func (t *turn) final(v view) string {
+	if t.s.p.InputAtCursor {
+		return v.above()
+	}
+	return v.text
+}
+
+// emit sends the reply text of screen text that appeared since the last
+// look.
+func (t *turn) emit(ctx context.Context, text string) error {
+	lines, anchored := replyLines(t.s.p.content(text), t.base, t.prompt)
+	more := t.out.next(lines, anchored)
+	t.emitted = t.s.opts.Now()
+	if more == "" {
+		return nil
+	}
+	return t.s.c.SessionUpdate(ctx, acp.SessionNotification{SessionID: t.s.id,
+		Update: acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(more)}}})
+}
+
+// ask puts a dialog to the editor and types the chosen option's keys.
+func (t *turn) ask(ctx context.Context, d *Dialog, v view) (acp.StopReason, error) {
+	s := t.s
+	opts, keys := d.options(v.text)
+	if len(opts) == 0 {
+		return "", fmt.Errorf("dialog %q of profile %q shows no options the profile can read; the screen shows:\n%s",
+			d.Name, s.p.Name, lastLines(v.text, 12))
+	}
+	title := d.title(v.text)
+	status := acp.ToolCallStatusPending
+	resp, err := s.c.RequestPermission(ctx, acp.RequestPermissionRequest{
+		SessionID: s.id,
+		ToolCall:  acp.ToolCallUpdate{ToolCallID: acp.ToolCallID("pty-" + strconv.FormatUint(v.seq, 10)), Title: &title, Status: &status},
+		Options:   opts,
+	})
+	if ctx.Err() != nil {
+		return t.cancel()
+	}
+	if err != nil {
+		return "", fmt.Errorf("asking permission for %q: %w", d.Name, err)
+	}
+	if resp.Outcome.Selected == nil {
+		return t.cancel()
+	}
+	k, ok := keys[resp.Outcome.Selected.OptionID]
+	if !ok {
+		return "", fmt.Errorf("the editor chose %q, not an option of dialog %q", resp.Outcome.Selected.OptionID, d.Name)
+	}
+	t.asked = v.seq
+	return "", s.write(k)
+}
+
+// cancel interrupts the agent and waits, for at most cancelWithin, for its
+// idle screen. The turn is cancelled whatever the agent does.
+func (t *turn) cancel() (acp.StopReason, error) {
+	s := t.s
+	// Before the interrupt: an agent may be back at idle before the write
+	// returns.
+	before := s.scr.view().seq
+	if err := s.write(s.p.Interrupt.Bytes("")); err != nil {
+		s.log.Debug().Err(err).Msg("interrupting")
+	}
+	limit := time.NewTimer(cancelWithin)
+	defer limit.Stop()
+	for {
+		v := s.scr.view()
+		if v.seq != before && s.p.Idle.MatchString(v.text) {
+			return acp.StopReasonCancelled, nil
+		}
+		select {
+		case <-limit.C:
+			s.log.Warn().Str("profile", s.p.Name).Msg("the agent did not come back to idle after the interrupt")
+			return acp.StopReasonCancelled, nil
+		case <-s.exited:
+			return acp.StopReasonCancelled, nil
+		case <-s.scr.changed:
+		case <-time.After(tick):
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package main_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// buildFakeTUI builds cmd/faketui, the fake terminal agent, into a
+// temporary directory.
+func buildFakeTUI(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "faketui")
+	build := exec.Command("go", "build", "-o", out, "../faketui")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building cmd/faketui: %v\n%s", err, b)
+	}
+	return out
+}
+
+// An editor on the independent SDK drives a terminal agent through
+// `acpbridge pty`: a permission dialog allowed, the reply as clean text,
+// then a cancel while the agent streams.
+func TestSDKClientDrivesPTY(t *testing.T) {
+	tui := buildFakeTUI(t)
+	b := startBridge(t, "pty", "--", tui)
+	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
+	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
+	conn.SetLogger(quietLogger())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("please run it")}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("session/prompt = %+v, %v; want end_turn", res, err)
+	}
+	if got, want := agentText(cl), "I will run a command.\nCommand ran: 3 files."; got != want {
+		t.Errorf("agent text = %q, want %q", got, want)
+	}
+	cl.mu.Lock()
+	asked := len(cl.asked)
+	cl.updates = nil
+	cl.mu.Unlock()
+	if asked != 1 {
+		t.Fatalf("asked %d times, want once", asked)
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("a long story")}})
+		if err == nil && res.StopReason != sdk.StopReasonCancelled {
+			err = errStop(res.StopReason)
+		}
+		done <- err
+	}()
+	for agentText(cl) == "" {
+		select {
+		case err := <-done:
+			t.Fatalf("the long turn ended before streaming: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := conn.Cancel(ctx, sdk.CancelNotification{SessionId: sess.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	cancelled := time.Now()
+	if err := <-done; err != nil {
+		t.Fatalf("cancelled prompt: %v", err)
+	}
+	if d := time.Since(cancelled); d > 2*time.Second {
+		t.Errorf("cancelled after %s; want within 2 s", d)
+	}
+	if !strings.HasPrefix(agentText(cl), "word1 word2") {
+		t.Errorf("streamed text = %q, want the words the agent wrote", agentText(cl))
+	}
+}
+
+type errStop sdk.StopReason
+
+func (e errStop) Error() string { return "stopReason " + string(e) + ", want cancelled" }
+
+func agentText(cl *sdkClient) string {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	var b strings.Builder
+	for _, u := range cl.updates {
+		if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil {
+			b.WriteString(c.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
