@@ -19,8 +19,9 @@ import (
 //     threads, each ACP session mapped to a thread;
 //   - native-ACP CLIs (Gemini, Qwen, opencode, Copilot): frames are passed
 //     through, with session ids and capabilities mapped one to one;
-//   - interactive TUIs on a PTY: one PTY per session, screen output turned into
-//     message chunks, no tool calls or permissions.
+//   - interactive TUIs on a PTY: one PTY per session, the emulated screen
+//     turned into message chunks, the dialogs a profile recognises into
+//     permission requests, no tool calls.
 //
 // Lifetime: the Server calls Info once, before answering initialize, and Close
 // once, at shutdown, after every session it opened has been closed. Everything
