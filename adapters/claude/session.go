@@ -28,10 +28,10 @@ type Session struct {
 	cwd    string
 	client acp.Client
 	log    zerolog.Logger
-	mcp    string   // --mcp-config value, or ""
+	mcp    string    // --mcp-config value, or ""
 	efs    *editorFS // the editor's file tools (editorfs.go), or nil
-	dirs   []string // --add-dir values
-	cliKey string   // the executable's key in the adapter's model cache
+	dirs   []string  // --add-dir values
+	cliKey string    // the executable's key in the adapter's model cache
 
 	ctx    context.Context // ends at Close: stops waits and turns
 	cancel context.CancelFunc
