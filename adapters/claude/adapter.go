@@ -262,7 +262,7 @@ func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Sessi
 	s.tr.notices = noticeModeFor(caps)
 	s.tr.compaction = compactionFor(caps)
 	if c != nil && editorFSFor(a.opts.EditorFS, caps) {
-		s.efs = newEditorFS(c, id)
+		s.efs = newEditorFS(c, id, configDir(a.opts.Env))
 	}
 	s.tr.live = newLiveShells(tasksDir(a.opts.Env, cwd, string(s.id)), terminalOutputMeta(caps))
 	a.mu.Lock()

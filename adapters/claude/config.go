@@ -180,7 +180,7 @@ func (s *Session) autoDecision(req canUseTool) (answer any, rejectAlways bool) {
 		return allowAnswer{Behavior: "allow", UpdatedInput: req.input}, false
 	}
 	if s.efs != nil {
-		if a := editorFSDecision(req.tool, s.mode, s.cwd, s.dirs, req.input); a != nil {
+		if a := editorFSDecision(req.tool, s.mode, s.cwd, s.dirs, s.efs.local, req.input); a != nil {
 			return a, false
 		}
 	}

@@ -77,13 +77,28 @@ func editorFSFor(on bool, caps acp.ClientCapabilities) bool {
 type editorFS struct {
 	client acp.Client
 	id     acp.SessionID
+	// local is the CLI's config dir: its plans and memory are read and
+	// written on disk, as the CLI would, not shown to the editor.
+	local string
 
 	mu   sync.Mutex
 	seen map[string]string // absolute path → content at the last read or write
 }
 
-func newEditorFS(c acp.Client, id acp.SessionID) *editorFS {
-	return &editorFS{client: c, id: id, seen: map[string]string{}}
+func newEditorFS(c acp.Client, id acp.SessionID, local string) *editorFS {
+	return &editorFS{client: c, id: id, local: local, seen: map[string]string{}}
+}
+
+// configDir is the CLI's config dir for env, or "" when unknown.
+func configDir(env []string) string {
+	if p := newStore(env).projects; p != "" {
+		return filepath.Dir(p)
+	}
+	return ""
+}
+
+func (e *editorFS) isLocal(path string) bool {
+	return e.local != "" && inside(path, e.local, nil)
 }
 
 // mcpResponse answers one JSON-RPC message of the CLI's MCP client; the
@@ -144,6 +159,13 @@ var errMissing = errors.New("missing")
 
 // content is the file as the editor sees it (its buffer when open).
 func (e *editorFS) content(ctx context.Context, path string) (string, error) {
+	if e.isLocal(path) {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", errMissing
+		}
+		return string(data), err
+	}
 	resp, err := e.client.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionID: e.id, Path: path})
 	if err != nil {
 		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
@@ -239,6 +261,16 @@ func (e *editorFS) check(path, cur string) error {
 
 // put writes through the editor; its refusal is the tool's error.
 func (e *editorFS) put(ctx context.Context, path, content string) error {
+	if e.isLocal(path) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return err
+		}
+		e.remember(path, content)
+		return nil
+	}
 	if _, err := e.client.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionID: e.id, Path: path, Content: content}); err != nil {
 		return fmt.Errorf("The editor did not write %s: %v", path, err)
 	}
@@ -335,16 +367,20 @@ func (t *turn) editorFS(ev event) {
 
 // editorFSDecision is what the CLI's modes would decide for the editor's
 // file tools, which its permission rules do not cover: reads inside the
-// session's directories and, in acceptEdits, writes and edits are allowed;
+// session's directories and, in acceptEdits, writes and edits are allowed,
+// and so is the CLI's work on its own files (its plan file in plan mode);
 // nil means ask.
-func editorFSDecision(tool, mode, cwd string, dirs []string, input []byte) any {
+func editorFSDecision(tool, mode, cwd string, dirs []string, local string, input []byte) any {
 	b := builtinTool(tool)
 	if b == tool {
 		return nil
 	}
 	allow := allowAnswer{Behavior: "allow", UpdatedInput: input}
+	path := gjson.GetBytes(input, "file_path").String()
 	switch {
-	case b == "Read" && inside(gjson.GetBytes(input, "file_path").String(), cwd, dirs):
+	case local != "" && inside(path, local, nil):
+		return allow
+	case b == "Read" && inside(path, cwd, dirs):
 		return allow
 	case (b == "Write" || b == "Edit") && mode == "acceptEdits":
 		return allow

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ type fsClient struct {
 	buffers map[string]string
 	writes  []acp.WriteTextFileRequest
 	reads   []string
+	asked   []string // tool call ids of permission requests
 }
 
 func (c *fsClient) ReadTextFile(_ context.Context, r acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
@@ -50,7 +52,7 @@ func (c *fsClient) WriteTextFile(_ context.Context, r acp.WriteTextFileRequest) 
 // access on or off (then the scenario's tools are the CLI's own). The
 // editor holds an unsaved buffer of draft.txt, and changes notes.txt in its
 // buffer when asked to allow the second edit.
-func runEditorFS(t *testing.T, on bool) (c *fsClient, srv *modelserver.Server, project string) {
+func runEditorFS(t *testing.T, on bool, mode string) (c *fsClient, srv *modelserver.Server, project string) {
 	bin, home, tmp, project := realCLIWorld(t)
 	data, err := os.ReadFile(filepath.Join(recordedDir, "scenarios", "e2e", "editor_fs.json"))
 	if err != nil {
@@ -70,6 +72,9 @@ func runEditorFS(t *testing.T, on bool) (c *fsClient, srv *modelserver.Server, p
 	c = &fsClient{buffers: map[string]string{filepath.Join(project, "draft.txt"): "typed in the editor, unsaved\n"}}
 	c.Caps = acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}
 	c.Permission = func(_ context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+		c.mu.Lock()
+		c.asked = append(c.asked, string(r.ToolCall.ToolCallID))
+		c.mu.Unlock()
 		if r.ToolCall.ToolCallID == "toolu_fs_edit2" {
 			c.mu.Lock()
 			c.buffers[notes] += "a line the user typed\n"
@@ -81,12 +86,13 @@ func runEditorFS(t *testing.T, on bool) (c *fsClient, srv *modelserver.Server, p
 	url := srv.Start()
 	t.Cleanup(srv.Close)
 	a := New(Options{
-		Path:        bin,
-		EditorFS:    on,
-		Env:         modelserver.ClaudeEnv(url, home, tmp),
-		Logger:      testLogger(t),
-		CancelGrace: 20 * time.Second,
-		StopGrace:   2 * time.Second,
+		Path:           bin,
+		PermissionMode: mode,
+		EditorFS:       on,
+		Env:            modelserver.ClaudeEnv(url, home, tmp),
+		Logger:         testLogger(t),
+		CancelGrace:    20 * time.Second,
+		StopGrace:      2 * time.Second,
 	})
 	t.Cleanup(func() { _ = a.Close() })
 	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: project}, c)
@@ -120,7 +126,7 @@ func toolResults(srv *modelserver.Server) []string {
 // changed in the editor after the last read is refused as the CLI refuses
 // it.
 func TestRealCLIEditorFS(t *testing.T) {
-	c, srv, project := runEditorFS(t, true)
+	c, srv, project := runEditorFS(t, true, "")
 	notes := filepath.Join(project, "notes.txt")
 	if _, err := os.Stat(notes); err == nil {
 		t.Error("notes.txt is on disk: the CLI wrote it, not the editor")
@@ -146,6 +152,9 @@ func TestRealCLIEditorFS(t *testing.T) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if want := []string{"toolu_fs_write", "toolu_fs_edit1", "toolu_fs_edit2"}; !slices.Equal(c.asked, want) {
+		t.Errorf("permission asked for %v, want %v (writes and edits, not the read in the project)", c.asked, want)
+	}
 	if len(c.writes) != 2 || c.writes[0].Path != notes || c.writes[0].Content != "alpha\n" || c.writes[1].Content != "beta\n" {
 		t.Errorf("editor writes %+v, want notes.txt alpha then beta", c.writes)
 	}
@@ -168,7 +177,7 @@ func TestRealCLIEditorFS(t *testing.T) {
 // TestRealCLIEditorFSOff is the same scenario with editor file access off:
 // the CLI reads and writes the disk itself and the editor is not asked.
 func TestRealCLIEditorFSOff(t *testing.T) {
-	c, srv, project := runEditorFS(t, false)
+	c, srv, project := runEditorFS(t, false, "")
 	got, err := os.ReadFile(filepath.Join(project, "notes.txt"))
 	if err != nil || string(got) != "gamma\n" {
 		t.Errorf("notes.txt on disk = %q, %v; want the CLI's own writes and edits (gamma)", got, err)
@@ -181,5 +190,22 @@ func TestRealCLIEditorFSOff(t *testing.T) {
 	defer c.mu.Unlock()
 	if len(c.writes) != 0 || len(c.reads) != 0 {
 		t.Errorf("the editor was used: %d writes, reads %v", len(c.writes), c.reads)
+	}
+}
+
+// TestRealCLIEditorFSAcceptEdits: in acceptEdits the editor's writes and
+// edits run without a permission question, as the CLI's own would.
+func TestRealCLIEditorFSAcceptEdits(t *testing.T) {
+	c, srv, project := runEditorFS(t, true, "acceptEdits")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.asked) != 0 {
+		t.Errorf("permission asked for %v in acceptEdits", c.asked)
+	}
+	if got := c.buffers[filepath.Join(project, "notes.txt")]; got != "gamma\n" {
+		t.Errorf("notes.txt in the editor = %q, want gamma", got)
+	}
+	if res := toolResults(srv); len(res) != 4 || !strings.Contains(res[3], "updated successfully") {
+		t.Errorf("tool results %q", res)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -32,7 +33,7 @@ func TestEditorFSRules(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.txt")
 	c := &fsClient{buffers: map[string]string{filepath.Join(dir, "old.txt"): "one\ntwo\n"}}
-	e := newEditorFS(c, "s1")
+	e := newEditorFS(c, "s1", "")
 	old := filepath.Join(dir, "old.txt")
 	steps := []struct {
 		name, tool, args string
@@ -81,7 +82,7 @@ func (c *refusingClient) WriteTextFile(context.Context, acp.WriteTextFileRequest
 // as written.
 func TestEditorFSWriteRefused(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "new.txt")
-	e := newEditorFS(&refusingClient{fsClient{buffers: map[string]string{}}}, "s1")
+	e := newEditorFS(&refusingClient{fsClient{buffers: map[string]string{}}}, "s1", "")
 	got, failed := callTool(t, e, "Write", `{"file_path":"`+p+`","content":"x"}`)
 	if !failed || !strings.Contains(got, "the user rejected the change") {
 		t.Errorf("the model got %q (error %v), want the editor's refusal", got, failed)
@@ -117,9 +118,11 @@ func TestEditorFSShownAsBuiltins(t *testing.T) {
 		{"mcp__acp__Read", "default", edit, true},
 		{"mcp__acp__Read", "default", outside, false},
 		{"Edit", "acceptEdits", edit, false}, // the CLI decides for its own tools
+		{"mcp__acp__Write", "plan", []byte(`{"file_path":"/home/u/.claude/plans/p.md"}`), true},
+		{"mcp__acp__Write", "plan", edit, false},
 	}
 	for _, c := range cases {
-		if got := editorFSDecision(c.tool, c.mode, "/p", nil, c.input) != nil; got != c.allow {
+		if got := editorFSDecision(c.tool, c.mode, "/p", nil, "/home/u/.claude", c.input) != nil; got != c.allow {
 			t.Errorf("%s in %s on %s: allowed %v, want %v", c.tool, c.mode, c.input, got, c.allow)
 		}
 	}
@@ -128,7 +131,7 @@ func TestEditorFSShownAsBuiltins(t *testing.T) {
 // TestEditorFSProtocol: initialize, notifications and tools/list answer as
 // an MCP server must, and the tools stay loaded for the model.
 func TestEditorFSProtocol(t *testing.T) {
-	e := newEditorFS(&fsClient{buffers: map[string]string{}}, "s1")
+	e := newEditorFS(&fsClient{buffers: map[string]string{}}, "s1", "")
 	init := e.mcpResponse(t.Context(), gjson.Parse(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
 	if v := gjson.Get(encoded(t, init), "mcp_response.result.protocolVersion").String(); v != "2025-11-25" {
 		t.Errorf("initialize answered protocol %q", v)
@@ -157,4 +160,26 @@ func encoded(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestEditorFSConfigDirLocal: the CLI's own files (plans, memory under its
+// config dir) stay on disk and out of the editor, as with the built-ins.
+func TestEditorFSConfigDirLocal(t *testing.T) {
+	conf := t.TempDir()
+	c := &fsClient{buffers: map[string]string{}}
+	e := newEditorFS(c, "s1", conf)
+	plan := filepath.Join(conf, "plans", "p.md")
+	if got, failed := callTool(t, e, "Write", `{"file_path":"`+plan+`","content":"# Plan\n"}`); failed {
+		t.Fatalf("write: %s", got)
+	}
+	if got, failed := callTool(t, e, "Edit", `{"file_path":"`+plan+`","old_string":"Plan","new_string":"Plan v2"}`); failed {
+		t.Fatalf("edit: %s", got)
+	}
+	data, err := os.ReadFile(plan)
+	if err != nil || string(data) != "# Plan v2\n" {
+		t.Errorf("plan on disk = %q, %v", data, err)
+	}
+	if len(c.writes) != 0 || len(c.reads) != 0 {
+		t.Errorf("the editor was used for the CLI's own file: writes %v, reads %v", c.writes, c.reads)
+	}
 }
