@@ -81,12 +81,13 @@ type editorFS struct {
 	// written on disk, as the CLI would, not shown to the editor.
 	local string
 
-	mu   sync.Mutex
-	seen map[string]string // absolute path → content at the last read or write
+	mu    sync.Mutex
+	seen  map[string]string // absolute path → content at the last read or write
+	looks map[string]look   // absolute path → the editor's last answer
 }
 
 func newEditorFS(c acp.Client, id acp.SessionID, local string) *editorFS {
-	return &editorFS{client: c, id: id, local: local, seen: map[string]string{}}
+	return &editorFS{client: c, id: id, local: local, seen: map[string]string{}, looks: map[string]look{}}
 }
 
 // configDir is the CLI's config dir for env, or "" when unknown.
@@ -173,7 +174,33 @@ func (e *editorFS) content(ctx context.Context, path string) (string, error) {
 		}
 		return "", err
 	}
-	return resp.Content, nil
+	return e.fresh(path, resp.Content), nil
+}
+
+// fresh corrects a stale editor buffer. An editor may keep answering from a
+// buffer that has not caught up with a change on disk (a command the model
+// ran, a git checkout). When the buffer was clean at the last look (it
+// matched the disk) or was being corrected, has not changed since, and the
+// disk has something else, the disk is the file; a buffer with the user's
+// unsaved edits is always the file.
+func (e *editorFS) fresh(path, buffer string) string {
+	data, err := os.ReadFile(path)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, ok := e.looks[path]
+	stale := err == nil && ok && buffer == l.buffer && (l.clean || l.corrected) && string(data) != buffer
+	e.looks[path] = look{buffer: buffer, clean: err == nil && string(data) == buffer, corrected: stale}
+	if stale {
+		return string(data)
+	}
+	return buffer
+}
+
+// look is what the editor answered for a file last time.
+type look struct {
+	buffer    string
+	clean     bool // the disk had the same
+	corrected bool // the disk was taken instead
 }
 
 func (e *editorFS) read(ctx context.Context, path string, offset, limit int64) (string, error) {
@@ -274,6 +301,11 @@ func (e *editorFS) put(ctx context.Context, path, content string) error {
 	if _, err := e.client.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionID: e.id, Path: path, Content: content}); err != nil {
 		return fmt.Errorf("The editor did not write %s: %v", path, err)
 	}
+	e.mu.Lock()
+	// The editor may save it later (after its review): until it has,
+	// the disk says nothing about its buffer.
+	delete(e.looks, path)
+	e.mu.Unlock()
 	e.remember(path, content)
 	return nil
 }

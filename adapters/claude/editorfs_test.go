@@ -183,3 +183,49 @@ func TestEditorFSConfigDirLocal(t *testing.T) {
 		t.Errorf("the editor was used for the CLI's own file: writes %v, reads %v", c.writes, c.reads)
 	}
 }
+
+// TestEditorFSStaleBuffer: an editor whose clean buffer has not caught up
+// with a change on disk (a command rewrote the file) is not believed: the
+// model reads, and edits, the disk's content. A buffer with unsaved edits
+// is believed.
+func TestEditorFSStaleBuffer(t *testing.T) {
+	dir := t.TempDir()
+	p, q := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	for _, f := range []string{p, q} {
+		if err := os.WriteFile(f, []byte("one\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &fsClient{buffers: map[string]string{p: "one\n", q: "one, unsaved\n"}}
+	e := newEditorFS(c, "s1", "")
+	callTool(t, e, "Read", `{"file_path":"`+p+`"}`)
+	callTool(t, e, "Read", `{"file_path":"`+q+`"}`)
+	for _, f := range []string{p, q} {
+		if err := os.WriteFile(f, []byte("two\n"), 0o644); err != nil { // the model's sed, say
+			t.Fatal(err)
+		}
+	}
+	if got, _ := callTool(t, e, "Read", `{"file_path":"`+p+`"}`); !strings.Contains(got, "two") {
+		t.Errorf("read of a stale clean buffer gave %q, want the disk's two", got)
+	}
+	if got, failed := callTool(t, e, "Edit", `{"file_path":"`+p+`","old_string":"two","new_string":"three"}`); failed {
+		t.Errorf("edit after the stale read: %s", got)
+	}
+	if got := c.buffers[p]; got != "three\n" {
+		t.Errorf("a.txt in the editor = %q, want three", got)
+	}
+	if got, _ := callTool(t, e, "Read", `{"file_path":"`+q+`"}`); !strings.Contains(got, "one, unsaved") {
+		t.Errorf("read of a buffer with unsaved edits gave %q, want the buffer", got)
+	}
+	// A write the editor has not saved yet (its review is pending) is
+	// not taken for a stale buffer.
+	if got, failed := callTool(t, e, "Write", `{"file_path":"`+q+`","content":"four\n"}`); failed {
+		t.Fatalf("write: %s", got)
+	}
+	if got, _ := callTool(t, e, "Read", `{"file_path":"`+q+`"}`); !strings.Contains(got, "four") {
+		t.Errorf("read after an unsaved editor write gave %q, want four", got)
+	}
+	if got, _ := callTool(t, e, "Read", `{"file_path":"`+q+`"}`); !strings.Contains(got, "four") {
+		t.Errorf("second read after an unsaved editor write gave %q, want four", got)
+	}
+}
