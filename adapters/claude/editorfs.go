@@ -2,6 +2,7 @@ package claude
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,7 +121,12 @@ func (e *editorFS) mcpResponse(ctx context.Context, msg gjson.Result) map[string
 	case "tools/list":
 		result = map[string]any{"tools": editorTools()}
 	case "tools/call":
-		text, failed := e.call(ctx, msg.Get("params.name").String(), msg.Get("params.arguments"))
+		name, args := msg.Get("params.name").String(), msg.Get("params.arguments")
+		if img := readImage(name, args); img != nil {
+			result = img
+			break
+		}
+		text, failed := e.call(ctx, name, args)
 		result = map[string]any{"content": []map[string]any{{"type": "text", "text": text}}, "isError": failed}
 	case "ping":
 		result = map[string]any{}
@@ -153,6 +159,38 @@ func (e *editorFS) call(ctx context.Context, name string, args gjson.Result) (te
 		return err.Error(), true
 	}
 	return text, false
+}
+
+// imageType is the media type of the images the built-in Read shows the
+// model, by extension; editors have no buffers for them, so they are read
+// from disk.
+func imageType(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png":
+		return "image/png"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".gif":
+		return "image/gif"
+	case ".webp":
+		return "image/webp"
+	}
+	return ""
+}
+
+// readImage answers a Read of an image file with the image, as the
+// built-in Read does; nil for anything else.
+func readImage(name string, args gjson.Result) map[string]any {
+	path := args.Get("file_path").String()
+	mime := imageType(path)
+	if name != "Read" || mime == "" || !filepath.IsAbs(path) {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return map[string]any{"content": []map[string]any{{"type": "image", "data": base64.StdEncoding.EncodeToString(data), "mimeType": mime}}, "isError": false}
 }
 
 // errMissing is a file that neither the editor nor the disk has.
@@ -350,7 +388,7 @@ func editorTools() []map[string]any {
 			"name":        "Read",
 			"_meta":       alwaysLoad,
 			"annotations": map[string]any{"readOnlyHint": true},
-			"description": "Reads a file (as the user's editor has it, unsaved changes included). file_path must be absolute. Lines are returned numbered from 1; offset and limit read part of a long file.",
+			"description": "Reads a file (as the user's editor has it, unsaved changes included), or shows an image (PNG, JPEG, GIF, WebP). file_path must be absolute. Lines are returned numbered from 1; offset and limit read part of a long file.",
 			"inputSchema": map[string]any{"type": "object", "required": []string{"file_path"}, "properties": map[string]any{
 				"file_path": map[string]any{"type": "string", "description": "The absolute path to the file to read"},
 				"offset":    map[string]any{"type": "number", "description": "The line number to start reading from"},

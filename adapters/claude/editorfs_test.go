@@ -229,3 +229,22 @@ func TestEditorFSStaleBuffer(t *testing.T) {
 		t.Errorf("second read after an unsaved editor write gave %q, want four", got)
 	}
 }
+
+// TestEditorFSReadImage: an image is read from disk and given to the model
+// as an image, as the built-in Read gives it; the editor is not asked.
+func TestEditorFSReadImage(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "shot.PNG")
+	if err := os.WriteFile(p, []byte("\x89PNG fake"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &fsClient{buffers: map[string]string{}}
+	e := newEditorFS(c, "s1", "")
+	msg := gjson.Parse(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"Read","arguments":{"file_path":"` + p + `"}}}`)
+	got := gjson.Get(encoded(t, e.mcpResponse(t.Context(), msg)), "mcp_response.result.content.0")
+	if got.Get("type").String() != "image" || got.Get("mimeType").String() != "image/png" || got.Get("data").String() != "iVBORyBmYWtl" {
+		t.Errorf("image read answered %s", got.Raw)
+	}
+	if len(c.reads) != 0 {
+		t.Errorf("the editor was asked for an image: %v", c.reads)
+	}
+}
