@@ -209,3 +209,41 @@ func TestRealCLIEditorFSAcceptEdits(t *testing.T) {
 		t.Errorf("tool results %q", res)
 	}
 }
+
+// TestRealCLIEditorFSImage: an image read through the editor's Read tool
+// reaches the model as an image.
+func TestRealCLIEditorFSImage(t *testing.T) {
+	bin, home, tmp, project := realCLIWorld(t)
+	sc, err := modelserver.Load(filepath.Join(recordedDir, "scenarios", "e2e", "editor_fs_image.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A 1x1 PNG.
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89" +
+		"\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7\x35\x81\x84\x00\x00\x00\x00IEND\xaeB`\x82")
+	if err := os.WriteFile(filepath.Join(project, "shot.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := modelserver.New(sc.Expand(map[string]string{"cwd": project, "home": home}), modelserver.Options{Logf: t.Logf})
+	url := srv.Start()
+	t.Cleanup(srv.Close)
+	c := &fsClient{buffers: map[string]string{}}
+	c.Caps = acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}
+	a := New(Options{Path: bin, EditorFS: true, Env: modelserver.ClaudeEnv(url, home, tmp), Logger: testLogger(t),
+		CancelGrace: 20 * time.Second, StopGrace: 2 * time.Second})
+	t.Cleanup(func() { _ = a.Close() })
+	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: project}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if stop, err := s.Prompt(ctx, prompt("What is in the screenshot?")); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v", stop, err)
+	}
+	reqs := srv.MainRequests()
+	body := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(body, `"type":"image"`) || !strings.Contains(body, "image/png") {
+		t.Errorf("the model's request after the read has no PNG image:\n%.2000s", body)
+	}
+}
