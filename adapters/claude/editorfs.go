@@ -41,8 +41,15 @@ import (
 // The tools are shown to the editor as the built-ins are (describeTool
 // strips the server's prefix): same titles, kinds, locations and diffs.
 // The CLI's permission rules do not cover MCP tools, so the session decides
-// what the CLI's modes would: reads inside the session's directories and,
-// in acceptEdits, edits are allowed without asking; the rest is asked.
+// what the CLI's modes would: reads inside the session's directories, the
+// CLI's own files (plans, memory) and, in acceptEdits, edits are allowed
+// without asking; the rest is asked. The CLI's own files and images are
+// read and written on disk, not through the editor. A clean editor buffer
+// that has not caught up with a change on disk is not believed (fresh).
+//
+// The tools carry "anthropic/alwaysLoad": without it the CLI defers MCP
+// tools behind its ToolSearch tool, and the model would first have to look
+// up how to read a file.
 
 // editorFSServer is the name of the in-process MCP server.
 const editorFSServer = "acp"
