@@ -477,3 +477,25 @@ func inside(path, cwd string, dirs []string) bool {
 	}
 	return false
 }
+
+// editorToolResult is what the editor shows for a finished tool of the
+// editor's MCP server, as for the built-in: a read's text without its line
+// numbers, fenced; for writes and edits, the diff the call already shows.
+func editorToolResult(tool string, r toolResult) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+	if r.failed || tool != "Read" {
+		return resultContent(tool, gjson.Result{}, r)
+	}
+	text := blockText(r.block.Get("content"))
+	if text == "" || strings.HasPrefix(text, "<system-reminder>") {
+		return genericContent(r.block.Get("content")), nil
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	for i, l := range lines {
+		n, rest, ok := strings.Cut(l, "\t")
+		if !ok || strings.TrimLeft(n, " 0123456789") != "" {
+			return genericContent(r.block.Get("content")), nil
+		}
+		lines[i] = rest
+	}
+	return textContent(fence(strings.Join(lines, "\n")+"\n", "")), nil
+}

@@ -248,3 +248,25 @@ func TestEditorFSReadImage(t *testing.T) {
 		t.Errorf("the editor was asked for an image: %v", c.reads)
 	}
 }
+
+// TestEditorFSResultShownAsBuiltin: a finished read shows the file's text as
+// the built-in Read's does (fenced, without line numbers); a write or edit
+// keeps the diff of its call (no content).
+func TestEditorFSResultShownAsBuiltin(t *testing.T) {
+	builtin, _ := resultContent("Read", gjson.Result{}, toolResult{
+		block:      gjson.Parse(`{"content":"     1\tx\n     2\ty\n"}`),
+		structured: gjson.Parse(`{"type":"text","file":{"content":"x\ny\n"}}`),
+	})
+	editor, _ := resultContent(editorToolPrefix+"Read", gjson.Result{}, toolResult{
+		block: gjson.Parse(`{"content":[{"type":"text","text":"     1\tx\n     2\ty\n"}]}`),
+	})
+	if !reflect.DeepEqual(editor, builtin) {
+		t.Errorf("the editor's read shown as %+v, the built-in's as %+v", editor, builtin)
+	}
+	edit, _ := resultContent(editorToolPrefix+"Edit", gjson.Result{}, toolResult{
+		block: gjson.Parse(`{"content":[{"type":"text","text":"The file /p/a has been updated successfully."}]}`),
+	})
+	if edit != nil {
+		t.Errorf("a finished edit replaced its diff with %+v", edit)
+	}
+}
