@@ -214,8 +214,15 @@ func (e *editorFS) content(ctx context.Context, path string) (string, error) {
 	}
 	resp, err := e.client.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionID: e.id, Path: path})
 	if err != nil {
-		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+		data, derr := os.ReadFile(path)
+		switch {
+		case errors.Is(derr, fs.ErrNotExist):
 			return "", errMissing
+		case derr == nil && ctx.Err() == nil:
+			// An editor that will not read a file (one outside its
+			// project, say) has no buffer of it: the disk is the file,
+			// as the CLI's own Read would find it.
+			return string(data), nil
 		}
 		return "", err
 	}

@@ -270,3 +270,30 @@ func TestEditorFSResultShownAsBuiltin(t *testing.T) {
 		t.Errorf("a finished edit replaced its diff with %+v", edit)
 	}
 }
+
+// blindClient is an editor that reads no file.
+type blindClient struct{ fsClient }
+
+func (c *blindClient) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{}, errors.New("outside the project")
+}
+
+// TestEditorFSEditorCannotRead: a file the editor will not read is read
+// from disk, as the CLI's own Read would, and can then be edited.
+func TestEditorFSEditorCannotRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.txt")
+	if err := os.WriteFile(p, []byte("on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &blindClient{fsClient{buffers: map[string]string{}}}
+	e := newEditorFS(c, "s1", "")
+	if got, failed := callTool(t, e, "Read", `{"file_path":"`+p+`"}`); failed || !strings.Contains(got, "on disk") {
+		t.Errorf("read: %q (error %v)", got, failed)
+	}
+	if got, failed := callTool(t, e, "Edit", `{"file_path":"`+p+`","old_string":"on","new_string":"off"}`); failed {
+		t.Errorf("edit: %s", got)
+	}
+	if got := c.buffers[p]; got != "off disk\n" {
+		t.Errorf("the editor was asked to write %q", got)
+	}
+}
