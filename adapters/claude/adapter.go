@@ -31,6 +31,10 @@ type Options struct {
 	// Effort is the initial reasoning effort (low, medium, high, xhigh,
 	// max); empty means the model's default.
 	Effort string
+	// EditorFS routes Claude's Read, Write and Edit through the editor's
+	// fs/read_text_file and fs/write_text_file when it advertises both (see
+	// editorfs.go); off, the CLI reads and writes the disk itself.
+	EditorFS bool
 	// ExtraArgs are appended to the CLI's command line.
 	ExtraArgs []string
 	// Launch starts the CLI (default proc.Start). Tests and replays pass an
@@ -257,6 +261,9 @@ func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Sessi
 	}
 	s.tr.notices = noticeModeFor(caps)
 	s.tr.compaction = compactionFor(caps)
+	if c != nil && editorFSFor(a.opts.EditorFS, caps) {
+		s.efs = newEditorFS(c, id, configDir(a.opts.Env))
+	}
 	s.tr.live = newLiveShells(tasksDir(a.opts.Env, cwd, string(s.id)), terminalOutputMeta(caps))
 	a.mu.Lock()
 	if a.closed {
@@ -379,6 +386,9 @@ func (s *Session) spec(resume bool, mode, model string) proc.Spec {
 	}
 	if s.mcp != "" {
 		args = append(args, "--mcp-config", s.mcp)
+	}
+	if s.efs != nil {
+		args = append(args, "--mcp-config", editorFSConfig, "--disallowedTools", "Read,Write,Edit")
 	}
 	args = append(args, o.ExtraArgs...)
 	env := append([]string{"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1"}, o.Env...)

@@ -179,6 +179,11 @@ func (s *Session) autoDecision(req canUseTool) (answer any, rejectAlways bool) {
 	if s.mode == "bypassPermissions" && req.tool != "ExitPlanMode" {
 		return allowAnswer{Behavior: "allow", UpdatedInput: req.input}, false
 	}
+	if s.efs != nil {
+		if a := editorFSDecision(req.tool, s.mode, s.cwd, s.dirs, s.efs.local, req.input); a != nil {
+			return a, false
+		}
+	}
 	return nil, false
 }
 

@@ -21,6 +21,12 @@
 // running Bash command's output is read from the file the CLI writes it to
 // and sent while the command runs, by the turn's goroutine (live.go).
 //
+// With Options.EditorFS and an editor that can read and write files, the
+// model's Read, Write and Edit are served by the bridge as tools of an
+// in-process MCP server over the control protocol, through the editor's
+// fs/read_text_file and fs/write_text_file, with the CLI's read-before-edit
+// and modified-since-read rules kept by the bridge (editorfs.go).
+//
 // A turn ends when the CLI reports its session idle after a result: a
 // result alone is not the end, because background agents can start another
 // turn after it. Cancelling a prompt sends an interrupt and keeps draining

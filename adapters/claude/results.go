@@ -21,6 +21,9 @@ type toolResult struct {
 // file edits, command output for Bash, the text of the result otherwise. A nil
 // content leaves what the tool call already shows.
 func resultContent(name string, input gjson.Result, r toolResult) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+	if b := builtinTool(name); b != name {
+		return editorToolResult(b, r)
+	}
 	if r.failed {
 		return genericContent(r.block.Get("content")), nil
 	}

@@ -28,9 +28,10 @@ type Session struct {
 	cwd    string
 	client acp.Client
 	log    zerolog.Logger
-	mcp    string   // --mcp-config value, or ""
-	dirs   []string // --add-dir values
-	cliKey string   // the executable's key in the adapter's model cache
+	mcp    string    // --mcp-config value, or ""
+	efs    *editorFS // the editor's file tools (editorfs.go), or nil
+	dirs   []string  // --add-dir values
+	cliKey string    // the executable's key in the adapter's model cache
 
 	ctx    context.Context // ends at Close: stops waits and turns
 	cancel context.CancelFunc
@@ -274,7 +275,11 @@ func (s *Session) launch(r *run, spec proc.Spec) {
 	r.p = p
 	r.c = newConn(p, s.log, s.a.opts.Trace, s.a.opts.ReadWindow)
 	r.c.start(&s.wg)
-	body, err := r.c.request(r.starting, "initialize", nil)
+	var init map[string]any
+	if s.efs != nil {
+		init = map[string]any{"sdkMcpServers": []string{editorFSServer}}
+	}
+	body, err := r.c.request(r.starting, "initialize", init)
 	if err != nil {
 		if !r.c.isDone() {
 			r.c.release()

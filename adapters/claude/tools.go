@@ -33,7 +33,7 @@ func isPlanTool(name string) bool {
 // Titles are short and human; paths inside cwd are shown relative to it.
 func describeTool(name string, input gjson.Result, cwd string) toolInfo {
 	str := func(k string) string { return input.Get(k).String() }
-	switch name {
+	switch builtinTool(name) {
 	case "Task", "Agent":
 		return toolInfo{kind: acp.ToolKindThink, title: orDefault(str("description"), "Task"),
 			content: textContent(str("prompt"))}

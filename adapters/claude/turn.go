@@ -119,8 +119,13 @@ func (t *turn) handle(ev event) {
 // control answers a request from the CLI. Only tool permission is
 // supported; the others are refused so the CLI does not wait forever.
 func (t *turn) control(ev event) {
-	if ev.subtype == "can_use_tool" {
+	switch {
+	case ev.subtype == "can_use_tool":
 		t.permission(parseCanUseTool(ev))
+		return
+	case ev.subtype == "mcp_message" && t.s.efs != nil &&
+		gjson.GetBytes(ev.line, "request.server_name").String() == editorFSServer:
+		t.editorFS(ev)
 		return
 	}
 	t.s.log.Debug().Str("subtype", ev.subtype).Msg("refusing claude control request")

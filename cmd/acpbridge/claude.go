@@ -35,8 +35,14 @@ func claudeCommand(g *globals, serve serveFunc) *cli.Command {
 				Usage: "file that keeps the CLI's model list between runs, so a new session lists the models at once (default: claude-models.json in the user's cache dir; - keeps it in memory)", Destination: &o.ModelCache},
 			&cli.DurationFlag{Name: "read-window", Value: claude.DefaultReadWindow, EnvVars: []string{"ACPBRIDGE_CLAUDE_READ_WINDOW"},
 				Usage: "while the CLI streams fast, let its output gather this long between reads; the deltas of one read go out as one chunk (0: read every line at once)", Destination: &o.ReadWindow},
+			&cli.BoolFlag{Name: "editor-fs", Value: true, EnvVars: []string{"ACPBRIDGE_CLAUDE_EDITOR_FS"},
+				Usage: "when the editor can read and write files, Claude's reads, writes and edits go through it (its review, its unsaved buffers)", Destination: &o.EditorFS},
+			&cli.BoolFlag{Name: "no-editor-fs", Usage: "Claude reads and writes the disk itself, even when the editor offers its files (same as --editor-fs=false)"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("no-editor-fs") {
+				o.EditorFS = false
+			}
 			switch o.PermissionMode {
 			case "", "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto":
 			default:

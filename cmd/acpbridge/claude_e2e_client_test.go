@@ -5,6 +5,7 @@ package main_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -27,6 +28,11 @@ type e2eClient struct {
 	permit    func(ctx context.Context, r sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
 	// changed is closed and replaced on every change.
 	changed chan struct{}
+	// files, when set, are the editor's buffers: fs/read_text_file answers
+	// them (else the disk) and fs/write_text_file replaces them; writes
+	// lists the writes. Unset, both methods are not found.
+	files  map[string]string
+	writes []sdk.WriteTextFileRequest
 }
 
 var _ sdk.Client = (*e2eClient)(nil)
@@ -152,12 +158,32 @@ func (c *e2eClient) countLocked(mark int, match func(sdk.SessionUpdate) bool) in
 	return n
 }
 
-func (c *e2eClient) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
+func (c *e2eClient) ReadTextFile(_ context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.files == nil {
+		return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
+	}
+	if b, ok := c.files[r.Path]; ok {
+		return sdk.ReadTextFileResponse{Content: b}, nil
+	}
+	data, err := os.ReadFile(r.Path)
+	if err != nil {
+		return sdk.ReadTextFileResponse{}, &sdk.RequestError{Code: -32002, Message: "Resource not found: " + r.Path}
+	}
+	return sdk.ReadTextFileResponse{Content: string(data)}, nil
 }
 
-func (c *e2eClient) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
+func (c *e2eClient) WriteTextFile(_ context.Context, r sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.files == nil {
+		return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
+	}
+	c.writes = append(c.writes, r)
+	c.files[r.Path] = r.Content
+	c.touch()
+	return sdk.WriteTextFileResponse{}, nil
 }
 
 func (c *e2eClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {

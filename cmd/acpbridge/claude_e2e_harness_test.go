@@ -96,6 +96,10 @@ type e2eWorld struct {
 	// claudePath is what the bridge runs (the CLI, or a wrapper that execs
 	// it); set before start.
 	claudePath string
+	// files, when set before start, makes the client an editor with these
+	// buffers that advertises fs; bridgeArgs are added to the command.
+	files      map[string]string
+	bridgeArgs []string
 
 	mu    sync.Mutex
 	pgids map[int]bool // process groups of the CLIs seen; guarded by mu
@@ -171,8 +175,8 @@ func (w *e2eWorld) start() *e2eBridge {
 		copied: make(chan struct{})}
 	b.trace = filepath.Join(w.root, fmt.Sprintf("trace-%d.jsonl", w.bridges))
 	w.bridges++
-	b.cmd = exec.Command(binPath, "--log-level", "debug", "--log-format", "json", "--trace", b.trace,
-		"claude", "--claude-path", w.claudePath)
+	args := []string{"--log-level", "debug", "--log-format", "json", "--trace", b.trace, "claude", "--claude-path", w.claudePath}
+	b.cmd = exec.Command(binPath, append(args, w.bridgeArgs...)...)
 	b.cmd.Env = w.env
 	b.cmd.Dir = w.proj
 	b.cmd.Stderr = b.stderr
@@ -197,8 +201,13 @@ func (w *e2eWorld) start() *e2eBridge {
 	b.conn.SetLogger(quietLogger())
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
+	var caps sdk.ClientCapabilities
+	if w.files != nil {
+		b.client.files = w.files
+		caps.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
+	}
 	b.init, err = b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientInfo: &sdk.Implementation{Name: "acp-go-sdk e2e", Version: "0.13.5"}})
+		ClientCapabilities: caps, ClientInfo: &sdk.Implementation{Name: "acp-go-sdk e2e", Version: "0.13.5"}})
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
