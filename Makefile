@@ -31,8 +31,10 @@ demo: build
 # and prints the package lines, the whole output of failing tests, the
 # skipped tests with their reasons and "tests: N passed, N failed, N
 # skipped"; it fails on any failure and, under CI=true, on any skip.
+# Most end-to-end tests wait on real CLIs rather than compute, so four run
+# at a time in a package even on two cores.
 test: schema
-	$(GO) run ./cmd/testreport -go $(GO) -- -race -count=1 ./...
+	$(GO) run ./cmd/testreport -go $(GO) -- -race -count=1 -parallel 4 ./...
 
 # The official ACP v1 JSON schema, from the npm package of the TypeScript SDK,
 # into a git-ignored cache.

@@ -24,6 +24,7 @@ import (
 // it started survives: not the agents (the one asked at initialize and the
 // session's), not their grandchildren.
 func TestNativeAgentShutdownLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		stop func(t *testing.T, cmd *exec.Cmd, stdin io.Closer)

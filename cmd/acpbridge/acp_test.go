@@ -42,6 +42,7 @@ func runBridge(t *testing.T, env []string, args ...string) (string, string, int)
 // stderr with what to do, stdout stays empty (it belongs to ACP), and the
 // exit code is 2.
 func TestNativeAgentCommandLine(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	tests := []struct {
 		name string
@@ -90,6 +91,7 @@ func fakeCLI(t *testing.T, dir, name string) string {
 // TestAgentsCommand: every known agent is listed, installed or not, with
 // its install command and snippets that run this binary with the found CLI.
 func TestAgentsCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gemini := fakeCLI(t, dir, "gemini")
 	env := []string{"PATH=" + dir, "ACPBRIDGE_CLAUDE_PATH=", "ACPBRIDGE_GEMINI_PATH=", "ACPBRIDGE_QWEN_PATH=",
@@ -147,6 +149,7 @@ func TestAgentsCommand(t *testing.T) {
 // the CLI): the ACP subcommand is added, the agent's capabilities and
 // updates come through, and a permission request is answered.
 func TestSDKClientDrivesNativeAgent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	opencode := fakeCLI(t, dir, "opencode")
 	b := startBridge(t, "opencode", "--path", opencode, "--", "--print-logs")
@@ -202,6 +205,7 @@ func TestSDKClientDrivesNativeAgent(t *testing.T) {
 // clients at once: each runs a turn with a permission request answered by
 // POST, sees its own session only, and gets the agent's text.
 func TestServeNativeAgent(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, nil, "acp", "--name", "scripted", "--", acpAgentPath)
 	done := make(chan error, 2)
 	for i := range 2 {

@@ -105,6 +105,7 @@ func BenchmarkReplayThroughput(b *testing.B) {
 // the turn ends with end_turn. When the ACP schema is at hand (`make
 // schema`), every update is also validated against it.
 func TestGeneratedFixtureReplays(t *testing.T) {
+	t.Parallel()
 	const n = 50
 	path := writeTextTurn(t, n)
 	var check *acptest.Checker

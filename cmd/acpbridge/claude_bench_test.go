@@ -106,6 +106,7 @@ func BenchmarkClaude(b *testing.B) {
 // It needs the real CLI and skips without it; the peer is checked when it
 // is installed.
 func TestClaudeBenchDrivers(t *testing.T) {
+	t.Parallel()
 	const deltas = 40
 	env := claudeBenchEnv(t, false)
 	env.stream().Deltas = deltas

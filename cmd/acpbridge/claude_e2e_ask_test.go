@@ -83,6 +83,7 @@ func (w *e2eWorld) startAsk(client *askClient) *e2eBridge {
 // elicitation form (a field per question, the multi-select one an array),
 // and the answers the editor gives reach the model in the tool's result.
 func TestClaudeE2EAskUserQuestion(t *testing.T) {
+	t.Parallel()
 	w := newE2EWorld(t, "ask_question")
 	client := &askClient{e2eClient: newE2EClient(), fill: func(sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse {
 		return sdk.UnstableCreateElicitationResponse{Accept: &sdk.UnstableCreateElicitationAccept{
@@ -117,6 +118,7 @@ func TestClaudeE2EAskUserQuestion(t *testing.T) {
 // TestClaudeE2ELiveBash: a slow command's output reaches an SDK client
 // that advertised terminal_output while the command runs.
 func TestClaudeE2ELiveBash(t *testing.T) {
+	t.Parallel()
 	w := newE2EWorld(t, "bash_live")
 	client := &askClient{e2eClient: newE2EClient()}
 	client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))

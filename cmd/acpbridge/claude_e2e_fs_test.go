@@ -21,6 +21,7 @@ import (
 // With --no-editor-fs (or ACPBRIDGE_CLAUDE_EDITOR_FS=false) the editor is
 // never asked and the model gets the CLI's own tools.
 func TestE2EEditorFS(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		args []string

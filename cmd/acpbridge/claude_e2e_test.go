@@ -33,6 +33,7 @@ const cancelBound = 2 * time.Second
 // parallel. Every frame the bridge writes is validated against the ACP
 // schema, and after each bridge exits no process it started may survive.
 func TestClaudeE2E(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		run  func(t *testing.T)

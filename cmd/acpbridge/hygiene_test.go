@@ -24,6 +24,7 @@ import (
 // survives: neither the CLI nor the grandchild the CLI left behind. The open
 // session/prompt is answered "cancelled" before the bridge exits.
 func TestShutdownLeavesNoChild(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		stop func(t *testing.T, cmd *exec.Cmd, stdin io.Closer)

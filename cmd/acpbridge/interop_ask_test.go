@@ -19,6 +19,7 @@ import (
 // serve claude` on the real CLI and answer the form that the model's
 // AskUserQuestion becomes; the answers must reach the model.
 func TestInteropTypeScriptSDKElicitation(t *testing.T) {
+	t.Parallel()
 	node, dir := requireInterop(t)
 	w := newE2EWorld(t, "ask_question")
 	s := startServe(t, w.env, "claude", "--claude-path", w.claudePath)

@@ -20,6 +20,7 @@ import (
 // edits reach the client's fs/write_text_file (and not the disk), its read
 // gets the client's unsaved buffer.
 func TestInteropTypeScriptSDKEditorFS(t *testing.T) {
+	t.Parallel()
 	node, dir := requireInterop(t)
 	w := newE2EWorld(t, "editor_fs")
 	draft, notes := filepath.Join(w.proj, "draft.txt"), filepath.Join(w.proj, "notes.txt")

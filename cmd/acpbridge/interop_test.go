@@ -36,6 +36,7 @@ func requireInterop(t *testing.T) (node, dir string) {
 // initialize, a session, a turn with two permission requests answered on
 // the session's stream, a cancel, session/close, and DELETE at the end.
 func TestInteropTypeScriptSDK(t *testing.T) {
+	t.Parallel()
 	node, dir := requireInterop(t)
 	s := startServe(t, []string{"ACPBRIDGE_TOKEN=interop-token"}, "replay", fixture("claude/demo.txtar"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -27,6 +27,7 @@ func buildFakeTUI(t *testing.T) string {
 // `acpbridge pty`: a permission dialog allowed, the reply as clean text,
 // then a cancel while the agent streams.
 func TestSDKClientDrivesPTY(t *testing.T) {
+	t.Parallel()
 	tui := buildFakeTUI(t)
 	b := startBridge(t, "pty", "--", tui)
 	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}

@@ -75,6 +75,7 @@ func (c *sdkClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExit
 // demo session through the built binary: handshake, a session, a turn with a
 // permission request, and the updates an editor needs to render it.
 func TestSDKClientDrivesReplay(t *testing.T) {
+	t.Parallel()
 	b := startBridge(t, "replay", fixture("claude/demo.txtar"))
 	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
 	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
@@ -155,6 +156,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 // cancels, the permission the demo recording allowed. The replay must not
 // play the recorded allow: the tool fails and the turn ends honestly.
 func TestSDKClientAnswersOtherwise(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		answer sdk.PermissionOptionKind // a kind not offered makes the client cancel

@@ -17,6 +17,7 @@ import (
 // survives, when the bridge gets SIGTERM during a turn and when the client
 // goes away and its connection times out.
 func TestServeStopsChildren(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		flags []string

@@ -250,6 +250,7 @@ func (r *remote) open(cwd string) string {
 // by POST and sees only its own session. SIGTERM then stops the bridge
 // cleanly.
 func TestServeReplay(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, []string{"ACPBRIDGE_TOKEN=tok"}, "replay", fixture("claude/demo.txtar"))
 	done := make(chan error, 2)
 	for i := range 2 {
@@ -296,6 +297,7 @@ func runDemoTurn(r *remote) error {
 // TestServeCommandLine checks the serve command's own errors: exit code 2,
 // a message that says what to do, nothing on stdout.
 func TestServeCommandLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string

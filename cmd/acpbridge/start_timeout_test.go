@@ -19,6 +19,7 @@ import (
 // that never answers its initialize request: the prompt fails with an error
 // naming the CLI, its path and the limit, instead of hanging.
 func TestStartTimeoutFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "claude")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat >/dev/null\n"), 0o755); err != nil {
@@ -64,6 +65,7 @@ func TestStartTimeoutFlag(t *testing.T) {
 // waits for a CLI that never answers its initialize request. The request is
 // answered before the bridge exits.
 func TestStopAnswersEveryOpenRequest(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []string{"stdin EOF", "SIGTERM"} {
 		t.Run(sig, func(t *testing.T) {
 			dir := t.TempDir()

@@ -16,6 +16,7 @@ import (
 // holds one JSON line per frame, with time and direction, for the editor's
 // side and the wrapped agent's side, and that it is not on stdout.
 func TestTraceRecordsBothSides(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	logPath := filepath.Join(t.TempDir(), "log.jsonl")
 	b := startBridge(t, "--trace", path, "--log-file", logPath, "--log-level", "debug", "replay", fixture("claude/text.txtar"))
