@@ -57,6 +57,14 @@ e2e/http/node_modules/.package-lock.json: e2e/http/package.json e2e/http/package
 claude-cli:
 	scripts/install-claude.sh >/dev/null
 
+# The pinned Codex CLI (npm @openai/codex, its native binary) into
+# .cache/codex, for the real-Codex tests of `acpbridge codex`
+# (fixtures/codexenv; they fail under CI without it and skip elsewhere).
+# Idempotent: nothing is fetched when the pinned version is there.
+.PHONY: codex-cli
+codex-cli:
+	scripts/install-codex.sh >/dev/null
+
 # The pinned native-ACP agent CLIs (Gemini CLI, Qwen Code with the node 22
 # it needs, opencode, Copilot CLI) into .cache/agents/<name>, for the
 # real-CLI tests (fixtures/agentenv); they fail under CI without them and
