@@ -1,0 +1,315 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// Session is one ACP session: one Codex thread.
+type Session struct {
+	a      *Adapter
+	client acp.Client
+	cwd    string
+	q      queue
+
+	// thread is the Codex thread id, also the ACP session id. Set before
+	// the session is published.
+	thread string
+	// gen is the app-server generation the thread is loaded on; accessed
+	// only by NewSession and the turn's goroutine (one at a time).
+	gen int
+
+	mu     sync.Mutex
+	mode   string // guarded by mu
+	closed bool   // guarded by mu
+}
+
+func newSession(a *Adapter, c acp.Client, cwd, mode string) *Session {
+	return &Session{a: a, client: c, cwd: cwd, mode: mode, q: queue{signal: make(chan struct{}, 1)}}
+}
+
+// ID is the Codex thread id.
+func (s *Session) ID() acp.SessionID { return acp.SessionID(s.thread) }
+
+// State lists the approval presets as modes.
+func (s *Session) State() acp.SessionState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return acp.SessionState{Modes: modeState(s.mode)}
+}
+
+// SetMode switches the approval preset; it applies from the next turn.
+func (s *Session) SetMode(ctx context.Context, mode acp.SessionModeID) error {
+	if !validMode(string(mode)) {
+		return acp.InvalidParams("modeId", fmt.Sprintf("unknown mode %q", mode))
+	}
+	s.mu.Lock()
+	s.mode = string(mode)
+	s.mu.Unlock()
+	return s.client.SessionUpdate(ctx, acp.SessionNotification{SessionID: s.ID(),
+		Update: acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: mode}}})
+}
+
+// SetConfigOption: Codex sessions have no config options yet.
+func (s *Session) SetConfigOption(ctx context.Context, req acp.SetSessionConfigOptionRequest) ([]acp.SessionConfigOption, error) {
+	return nil, acp.InvalidParams("configId", "unknown config option")
+}
+
+// Close forgets the thread; the app-server keeps serving the others.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	done := s.closed
+	s.closed = true
+	s.mu.Unlock()
+	if !done {
+		s.a.forget(s)
+	}
+	return nil
+}
+
+// Prompt runs one turn: turn/start, then the thread's notifications,
+// translated, until turn/completed.
+func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopReason, error) {
+	srv, err := s.a.server(ctx)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	mode := s.mode
+	s.mu.Unlock()
+	if s.gen != srv.gen {
+		// The app-server this thread was on died: reload the thread from
+		// its rollout in the new one.
+		p := threadParams{ThreadID: s.thread, Cwd: s.cwd}
+		p.ApprovalPolicy, p.Sandbox = modePolicy(mode)
+		if err := srv.c.Call(ctx, mThreadResume, p, nil); err != nil {
+			return "", fmt.Errorf("resuming codex thread %s: %w", s.thread, err)
+		}
+		s.gen = srv.gen
+	}
+	approvalPolicy, _ := modePolicy(mode)
+	var res turnResult
+	err = srv.c.Call(ctx, mTurnStart, turnStartParams{ThreadID: s.thread, Input: promptInput(req.Prompt),
+		ApprovalPolicy: approvalPolicy, SandboxPolicy: sandboxPolicy(mode)}, &res)
+	if err != nil {
+		if ctx.Err() != nil {
+			return acp.StopReasonCancelled, nil
+		}
+		return "", fmt.Errorf("starting a codex turn: %w", err)
+	}
+	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator()}
+	return t.run(ctx)
+}
+
+// turn is one running turn, driven by the Prompt goroutine.
+type turn struct {
+	s   *Session
+	srv *appServer
+	id  string
+	tr  *translator
+	// failure is the last error Codex reported for the turn.
+	failure string
+}
+
+func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
+	var (
+		grace       <-chan time.Time
+		interrupted chan struct{} // closed when turn/interrupt was answered
+	)
+	defer func() {
+		if interrupted != nil {
+			<-interrupted
+		}
+	}()
+	done := ctx.Done()
+	for {
+		for _, m := range t.s.q.take() {
+			if stop, end, err := t.handle(ctx, m); end {
+				return stop, err
+			}
+		}
+		select {
+		case <-t.s.q.signal:
+		case <-t.srv.c.Done():
+			for _, m := range t.s.q.take() {
+				if stop, end, err := t.handle(ctx, m); end {
+					return stop, err
+				}
+			}
+			if interrupted != nil {
+				return acp.StopReasonCancelled, nil
+			}
+			return "", t.crashed()
+		case <-done:
+			done = nil
+			interrupted = make(chan struct{})
+			timer := time.NewTimer(t.s.a.opts.CancelGrace)
+			defer timer.Stop()
+			grace = timer.C
+			go t.interrupt(interrupted)
+		case <-grace:
+			// Codex did not end the turn in time: answer cancelled; what
+			// it still sends about this turn is ignored.
+			return acp.StopReasonCancelled, nil
+		}
+	}
+}
+
+// interrupt asks Codex to stop the turn; bounded, so run's deferred wait
+// cannot hang.
+func (t *turn) interrupt(done chan<- struct{}) {
+	defer close(done)
+	ctx, cancel := context.WithTimeout(context.Background(), t.s.a.opts.CancelGrace)
+	defer cancel()
+	if err := t.srv.c.Call(ctx, mTurnInterrupt, turnRef{ThreadID: t.s.thread, TurnID: t.id}, nil); err != nil {
+		t.s.a.opts.Logger.Debug().Err(err).Msg("turn/interrupt")
+	}
+}
+
+func (t *turn) crashed() error {
+	werr := t.srv.p.Wait()
+	if werr == nil {
+		werr = errors.New("exited")
+	}
+	return fmt.Errorf("codex app-server ended during the turn: %w; the next prompt starts it again", werr)
+}
+
+// handle processes one message about the session's thread. end reports the
+// end of the turn, with its stop reason or error.
+func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end bool, err error) {
+	var ev event
+	if err := json.Unmarshal(m.Params, &ev); err != nil {
+		return "", false, nil
+	}
+	if len(m.ID) > 0 {
+		t.request(ctx, m, &ev)
+		return "", false, nil
+	}
+	if ev.TurnID != "" && ev.TurnID != t.id {
+		return "", false, nil // an earlier turn's stragglers
+	}
+	switch m.Method {
+	case nTurnCompleted:
+		if ev.Turn == nil || ev.Turn.ID != t.id {
+			return "", false, nil
+		}
+		return t.completed(ctx, ev.Turn)
+	case nError:
+		if ev.Error != nil && !ev.WillRetry {
+			t.failure = ev.Error.Message
+		}
+		return "", false, nil
+	}
+	for _, u := range t.tr.notification(m.Method, &ev) {
+		if err := t.s.client.SessionUpdate(ctx, acp.SessionNotification{SessionID: t.s.ID(), Update: u}); err != nil && ctx.Err() == nil {
+			return "", true, err
+		}
+	}
+	return "", false, nil
+}
+
+func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, bool, error) {
+	switch ti.Status {
+	case "interrupted":
+		return acp.StopReasonCancelled, true, nil
+	case "failed":
+		if ctx.Err() != nil {
+			return acp.StopReasonCancelled, true, nil
+		}
+		msg := t.failure
+		if ti.Error != nil && ti.Error.Message != "" {
+			msg = ti.Error.Message
+		}
+		return "", true, fmt.Errorf("codex turn failed: %s", msg)
+	}
+	return acp.StopReasonEndTurn, true, nil
+}
+
+// request answers a server-to-client request: approvals go to the editor;
+// anything else is refused.
+func (t *turn) request(ctx context.Context, m *message, ev *event) {
+	c := t.srv.c
+	if m.Method != rCommandApproval && m.Method != rFileApproval {
+		_ = c.write(struct {
+			ID    json.RawMessage `json:"id"`
+			Error rpcError        `json:"error"`
+		}{m.ID, rpcError{Code: -32601, Message: "not supported by acpbridge: " + m.Method}})
+		return
+	}
+	if ev.TurnID != t.id || ctx.Err() != nil {
+		_ = c.Reply(m.ID, map[string]any{"decision": "cancel"})
+		return
+	}
+	a := newApproval(m.Method, ev)
+	resp, err := t.s.client.RequestPermission(ctx, a.request(t.s.ID(), m.Method, ev))
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	_ = c.Reply(m.ID, map[string]any{"decision": a.decision(resp, err)})
+}
+
+// promptInput is turn/start's input for an ACP prompt: text as text,
+// images as data URLs, resources and links as text the model can read.
+func promptInput(blocks []acp.ContentBlock) []userInput {
+	var in []userInput
+	var text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			in = append(in, userInput{Type: "text", Text: text.String(), TextElements: []any{}})
+			text.Reset()
+		}
+	}
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			text.WriteString(b.Text.Text)
+		case b.Image != nil:
+			flush()
+			in = append(in, userInput{Type: "image", URL: "data:" + b.Image.MimeType + ";base64," + b.Image.Data})
+		case b.ResourceLink != nil:
+			fmt.Fprintf(&text, "\n[%s](%s)\n", b.ResourceLink.Name, b.ResourceLink.URI)
+		case b.Resource != nil:
+			if r := b.Resource.Resource.Text; r != nil {
+				fmt.Fprintf(&text, "\n<context ref=%q>\n%s\n</context>\n", r.URI, r.Text)
+			}
+		}
+	}
+	flush()
+	if len(in) == 0 {
+		in = []userInput{{Type: "text", Text: "", TextElements: []any{}}}
+	}
+	return in
+}
+
+// queue holds the app-server's messages about one thread until the turn's
+// goroutine takes them. push never blocks (the reader goroutine calls it).
+type queue struct {
+	mu     sync.Mutex
+	items  []*message    // guarded by mu
+	signal chan struct{} // 1-buffered: something was pushed
+}
+
+func (q *queue) push(m *message) {
+	q.mu.Lock()
+	q.items = append(q.items, m)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) take() []*message {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = nil
+	return items
+}
