@@ -1,0 +1,285 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures/codexenv"
+	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+)
+
+// realScenario is the model side of every real-Codex scenario below; each
+// prompt picks its turns by content, so the scenarios share one server and
+// one app-server. A follow-up request after a tool call that no turn
+// matches gets the exhausted reply, which ends the turn.
+func realScenario() *modelserver.Scenario {
+	return &modelserver.Scenario{
+		Turns: []modelserver.Turn{
+			{Match: "say hi", Blocks: []modelserver.Block{modelserver.Thinking("Thinking about hi."), modelserver.Text("Hello from the scripted model.")}},
+			{Match: "run allowed", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
+				Input: json.RawMessage(`{"command":"touch allowed-file && echo allowed-done","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
+			{Match: "allowed-done", Blocks: []modelserver.Block{modelserver.Text("The command ran.")}},
+			{Match: "run declined", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
+				Input: json.RawMessage(`{"command":"touch declined-file","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
+			{Match: "patch it", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RolePatch,
+				Input: json.RawMessage(`{"patch":"*** Begin Patch\n*** Add File: notes.md\n+hello\n*** End Patch\n"}`)}}},
+			{Match: "stream slowly", DeltaDelayMS: 20, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
+				Text: strings.Repeat("slow words ", 200), Deltas: 200}}},
+			{Match: "stream until killed", DeltaDelayMS: 20, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
+				Text: strings.Repeat("doomed words ", 200), Deltas: 200}}},
+			{Match: "after the crash", Blocks: []modelserver.Block{modelserver.Text("Back after the crash.")}},
+		},
+		Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Done.")}},
+	}
+}
+
+// recorder collects a session's updates and answers its permission
+// requests with a fixed option.
+type recorder struct {
+	mu      sync.Mutex
+	updates []acp.SessionUpdate
+	asked   []acp.RequestPermissionRequest
+	first   chan struct{} // closed at the first agent_message_chunk
+	once    sync.Once
+}
+
+func newRecorder() *recorder { return &recorder{first: make(chan struct{})} }
+
+func (r *recorder) client(answer acp.PermissionOptionID) *acptest.Client {
+	return &acptest.Client{
+		Update: func(_ context.Context, n acp.SessionNotification) error {
+			r.mu.Lock()
+			r.updates = append(r.updates, n.Update)
+			r.mu.Unlock()
+			if n.Update.AgentMessageChunk != nil {
+				r.once.Do(func() { close(r.first) })
+			}
+			return nil
+		},
+		Permission: func(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+			r.mu.Lock()
+			r.asked = append(r.asked, req)
+			r.mu.Unlock()
+			return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected(answer)}, nil
+		},
+	}
+}
+
+func (r *recorder) text(thought bool) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for _, u := range r.updates {
+		c := u.AgentMessageChunk
+		if thought {
+			c = u.AgentThoughtChunk
+		}
+		if c != nil && c.Content.Text != nil {
+			b.WriteString(c.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
+// tool returns the tool_call and the last tool_call_update of the one tool
+// call of the turn.
+func (r *recorder) tool(t *testing.T) (*acp.ToolCall, *acp.ToolCallUpdate) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var call *acp.ToolCall
+	var last *acp.ToolCallUpdate
+	for _, u := range r.updates {
+		if u.ToolCall != nil {
+			call = u.ToolCall
+		}
+		if u.ToolCallUpdate != nil {
+			last = u.ToolCallUpdate
+		}
+	}
+	if call == nil || last == nil {
+		t.Fatalf("no tool call and update in %d updates", len(r.updates))
+	}
+	return call, last
+}
+
+func TestRealCodex(t *testing.T) {
+	bin := codexenv.Require(t)
+	srv := modelserver.New(realScenario(), modelserver.Options{})
+	url := srv.Start()
+	defer srv.Close()
+	env, err := codexenv.New(t.TempDir(), url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{Path: bin, Env: env.Vars, Mode: ModeReadOnly, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 500 * time.Millisecond})
+	defer func() {
+		if err := a.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	open := func(t *testing.T, answer acp.PermissionOptionID) (*Session, *recorder) {
+		t.Helper()
+		rec := newRecorder()
+		s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: env.Dir}, rec.client(answer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s.(*Session), rec
+	}
+	prompt := func(s *Session, text string) (acp.StopReason, error) {
+		return s.Prompt(ctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+	}
+
+	t.Run("text", func(t *testing.T) {
+		s, rec := open(t, "")
+		stop, err := prompt(s, "say hi")
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+		}
+		if got := rec.text(false); got != "Hello from the scripted model." {
+			t.Errorf("agent text = %q", got)
+		}
+		if got := rec.text(true); got != "Thinking about hi." {
+			t.Errorf("thought = %q", got)
+		}
+	})
+
+	t.Run("command allowed", func(t *testing.T) {
+		s, rec := open(t, optAccept)
+		stop, err := prompt(s, "run allowed")
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+		}
+		if len(rec.asked) != 1 {
+			t.Fatalf("asked %d times, want 1", len(rec.asked))
+		}
+		if ids := optionIDs(rec.asked[0]); !strings.Contains(ids, optDecline) || !strings.Contains(ids, optAccept) {
+			t.Errorf("options = %s; want accept and decline among them", ids)
+		}
+		call, last := rec.tool(t)
+		if call.Kind != acp.ToolKindExecute || call.Title != "touch allowed-file && echo allowed-done" {
+			t.Errorf("tool call = %+v; want execute titled with the command", call)
+		}
+		if *last.Status != acp.ToolCallStatusCompleted {
+			t.Errorf("last status = %s, want completed", *last.Status)
+		}
+		if _, err := os.Stat(filepath.Join(env.Dir, "allowed-file")); err != nil {
+			t.Errorf("the allowed command did not run: %v", err)
+		}
+		if got := rec.text(false); got != "The command ran." {
+			t.Errorf("agent text = %q", got)
+		}
+	})
+
+	t.Run("command declined", func(t *testing.T) {
+		s, rec := open(t, optDecline)
+		stop, err := prompt(s, "run declined")
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn (decline goes on with the turn)", stop, err)
+		}
+		_, last := rec.tool(t)
+		if *last.Status != acp.ToolCallStatusFailed {
+			t.Errorf("last status = %s, want failed", *last.Status)
+		}
+		if _, err := os.Stat(filepath.Join(env.Dir, "declined-file")); err == nil {
+			t.Error("the declined command ran")
+		}
+		if got := rec.text(false); got != "Done." {
+			t.Errorf("agent text = %q; want the model's answer after the decline", got)
+		}
+	})
+
+	t.Run("patch", func(t *testing.T) {
+		s, rec := open(t, optAccept)
+		stop, err := prompt(s, "patch it")
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+		}
+		call, last := rec.tool(t)
+		want := filepath.Join(env.Dir, "notes.md")
+		if call.Kind != acp.ToolKindEdit || len(call.Content) != 1 || call.Content[0].Diff == nil ||
+			call.Content[0].Diff.Path != want || call.Content[0].Diff.NewText != "hello\n" || call.Content[0].Diff.OldText != nil {
+			t.Errorf("tool call = %s; want an edit with the new file's diff", mustJSON(call))
+		}
+		if *last.Status != acp.ToolCallStatusCompleted {
+			t.Errorf("last status = %s, want completed", *last.Status)
+		}
+		if b, err := os.ReadFile(want); err != nil || string(b) != "hello\n" {
+			t.Errorf("notes.md = %q, %v", b, err)
+		}
+	})
+
+	t.Run("cancel while streaming", func(t *testing.T) {
+		s, rec := open(t, "")
+		pctx, pcancel := context.WithCancel(ctx)
+		defer pcancel()
+		go func() {
+			select {
+			case <-rec.first:
+				pcancel()
+			case <-pctx.Done():
+			}
+		}()
+		stop, err := s.Prompt(pctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("stream slowly")}})
+		if err != nil || stop != acp.StopReasonCancelled {
+			t.Fatalf("Prompt = %q, %v; want cancelled", stop, err)
+		}
+		if got := rec.text(false); len(got) >= len(strings.Repeat("slow words ", 200)) {
+			t.Errorf("the whole stream arrived (%d bytes): the cancel did not stop it", len(got))
+		}
+	})
+
+	t.Run("app-server killed mid-turn", func(t *testing.T) {
+		s, rec := open(t, "")
+		go func() {
+			select {
+			case <-rec.first:
+				a.mu.Lock()
+				pid := a.srv.p.Pid()
+				a.mu.Unlock()
+				syscall.Kill(pid, syscall.SIGKILL)
+			case <-ctx.Done():
+			}
+		}()
+		stop, err := prompt(s, "stream until killed")
+		if err == nil || !strings.Contains(err.Error(), "app-server ended") {
+			t.Fatalf("Prompt = %q, %v; want an error saying the app-server ended", stop, err)
+		}
+		stop, err = prompt(s, "after the crash")
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt after the crash = %q, %v; want end_turn", stop, err)
+		}
+		if got := rec.text(false); !strings.HasSuffix(got, "Back after the crash.") {
+			t.Errorf("agent text = %q", got)
+		}
+	})
+}
+
+func optionIDs(req acp.RequestPermissionRequest) string {
+	var ids []string
+	for _, o := range req.Options {
+		ids = append(ids, string(o.OptionID))
+	}
+	return strings.Join(ids, ",")
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
