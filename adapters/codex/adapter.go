@@ -62,6 +62,11 @@ type Adapter struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the app-servers' reader goroutines
 
+	// startMu serialises starting app-servers. It is never held with mu
+	// while waiting for the app-server: route (on its reader goroutine)
+	// takes mu, and an app-server talks before it answers initialize.
+	startMu sync.Mutex
+
 	mu       sync.Mutex
 	srv      *appServer          // guarded by mu; nil before the first start
 	gen      int                 // guarded by mu; app-servers started so far
@@ -112,46 +117,58 @@ func (a *Adapter) Info() acp.AgentInfo {
 // server returns the running app-server, starting one when there is none
 // or the last one died.
 func (a *Adapter) server(ctx context.Context) (*appServer, error) {
+	a.startMu.Lock()
+	defer a.startMu.Unlock()
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.closed {
+	closed, old := a.closed, a.srv
+	a.mu.Unlock()
+	if closed {
 		return nil, errors.New("codex adapter closed")
 	}
-	if a.srv != nil {
+	if old != nil {
 		select {
-		case <-a.srv.c.Done():
+		case <-old.c.Done():
+			// Its output ended: it exited (or is exiting); reap it. Its
+			// error was reported to the turns it ended.
+			_ = old.p.Stop(ctx)
 		default:
-			return a.srv, nil
+			return old, nil
 		}
-		// Its output ended: it exited (or is exiting); reap it. Its error
-		// was reported to the turns it ended.
-		_ = a.srv.p.Stop(ctx)
 	}
 	srv, err := a.start(ctx)
 	if err != nil {
 		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		_ = srv.p.Stop(ctx)
+		return nil, errors.New("codex adapter closed")
 	}
 	a.srv = srv
 	return srv, nil
 }
 
 // start launches an app-server and completes its handshake. Called with
-// a.mu held.
+// a.startMu held.
 func (a *Adapter) start(ctx context.Context) (*appServer, error) {
 	if a.lookPath {
 		if _, err := exec.LookPath(a.opts.Path); err != nil {
 			return nil, fmt.Errorf("codex executable %q not found: %w", a.opts.Path, err)
 		}
 	}
+	a.mu.Lock()
 	a.gen++
+	gen := a.gen
+	a.mu.Unlock()
 	spec := proc.Spec{Name: "codex", Path: a.opts.Path, Args: append([]string{"app-server"}, a.opts.ExtraArgs...),
 		Env: a.opts.Env, Logger: a.opts.Logger, Grace: a.opts.StopGrace}
 	p, err := a.opts.Launch(a.ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	srv := &appServer{p: p, gen: a.gen, name: a.opts.Path}
-	srv.c = newConn(p.Stdin(), a.route, a.opts.Trace)
+	srv := &appServer{p: p, gen: gen, name: a.opts.Path}
+	srv.c = newConn(p.Stdin(), func(m *message) { a.route(srv, m) }, a.opts.Trace)
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
@@ -184,20 +201,19 @@ func tail(p proc.Process) string {
 
 // route hands a message from the app-server to the session whose thread it
 // concerns. It runs on the reader goroutine and never blocks.
-func (a *Adapter) route(m *message) {
+func (a *Adapter) route(srv *appServer, m *message) {
 	var ref struct {
 		ThreadID string `json:"threadId"`
 	}
 	_ = json.Unmarshal(m.Params, &ref)
 	a.mu.Lock()
 	s := a.sessions[ref.ThreadID]
-	srv := a.srv
 	a.mu.Unlock()
 	if s != nil {
 		s.q.push(m)
 		return
 	}
-	if len(m.ID) > 0 && srv != nil {
+	if len(m.ID) > 0 {
 		// A request about no open session (or none at all): nobody can
 		// answer it, so say so rather than leave Codex waiting.
 		_ = srv.c.write(struct {
