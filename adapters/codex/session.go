@@ -26,13 +26,19 @@ type Session struct {
 	// only by NewSession and the turn's goroutine (one at a time).
 	gen int
 
+	// closing is cancelled by Close: it ends a running turn.
+	closing context.Context
+	close   context.CancelFunc
+
 	mu     sync.Mutex
 	mode   string // guarded by mu
 	closed bool   // guarded by mu
 }
 
 func newSession(a *Adapter, c acp.Client, cwd, mode string) *Session {
-	return &Session{a: a, client: c, cwd: cwd, mode: mode, q: queue{signal: make(chan struct{}, 1)}}
+	closing, close := context.WithCancel(context.Background())
+	return &Session{a: a, client: c, cwd: cwd, mode: mode, q: queue{signal: make(chan struct{}, 1)},
+		closing: closing, close: close}
 }
 
 // ID is the Codex thread id.
@@ -62,8 +68,10 @@ func (s *Session) SetConfigOption(ctx context.Context, req acp.SetSessionConfigO
 	return nil, acp.InvalidParams("configId", "unknown config option")
 }
 
-// Close forgets the thread; the app-server keeps serving the others.
+// Close ends the running turn (as a cancel would) and forgets the thread;
+// the app-server keeps serving the others.
 func (s *Session) Close() error {
+	s.close()
 	s.mu.Lock()
 	done := s.closed
 	s.closed = true
@@ -77,6 +85,9 @@ func (s *Session) Close() error {
 // Prompt runs one turn: turn/start, then the thread's notifications,
 // translated, until turn/completed.
 func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopReason, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.closing, cancel)()
 	srv, err := s.a.server(ctx)
 	if err != nil {
 		return "", err
