@@ -62,4 +62,3 @@ func TestStartWithEarlyNotifications(t *testing.T) {
 		t.Errorf("NewSession took %v", d)
 	}
 }
-
