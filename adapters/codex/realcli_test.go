@@ -38,6 +38,8 @@ func realScenario() *modelserver.Scenario {
 				Text: strings.Repeat("slow words ", 200), Deltas: 200}}},
 			{Match: "stream until killed", DeltaDelayMS: 20, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
 				Text: strings.Repeat("doomed words ", 200), Deltas: 200}}},
+			{Match: "ask then cancel", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
+				Input: json.RawMessage(`{"command":"touch cancelled-file","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
 			{Match: "after the crash", Blocks: []modelserver.Block{modelserver.Text("Back after the crash.")}},
 		},
 		Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Done.")}},
@@ -242,6 +244,45 @@ func TestRealCodex(t *testing.T) {
 		}
 		if got := rec.text(false); len(got) >= len(strings.Repeat("slow words ", 200)) {
 			t.Errorf("the whole stream arrived (%d bytes): the cancel did not stop it", len(got))
+		}
+	})
+
+	t.Run("cancel while a permission is pending", func(t *testing.T) {
+		asked := make(chan struct{})
+		cl := &acptest.Client{Permission: func(ctx context.Context, _ acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+			close(asked)
+			<-ctx.Done() // the editor answers when the bridge withdraws the question
+			return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
+		}}
+		s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: env.Dir}, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		pctx, pcancel := context.WithCancel(ctx)
+		defer pcancel()
+		go func() {
+			select {
+			case <-asked:
+				pcancel()
+			case <-pctx.Done():
+			}
+		}()
+		start := time.Now()
+		stop, err := s.Prompt(pctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("ask then cancel")}})
+		if err != nil || stop != acp.StopReasonCancelled {
+			t.Fatalf("Prompt = %q, %v; want cancelled", stop, err)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("cancel took %v", d)
+		}
+		if _, err := os.Stat(filepath.Join(env.Dir, "cancelled-file")); err == nil {
+			t.Error("the command ran although its permission was cancelled")
+		}
+		// The thread goes on after the cancel.
+		stop, err = s.Prompt(ctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("say hi")}})
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt after the cancel = %q, %v; want end_turn", stop, err)
 		}
 	})
 
