@@ -13,6 +13,7 @@ const (
 	mThreadStart     = "thread/start"
 	mThreadResume    = "thread/resume"
 	mThreadUnsub     = "thread/unsubscribe"
+	mThreadList      = "thread/list"
 	mTurnStart       = "turn/start"
 	mTurnInterrupt   = "turn/interrupt"
 	nTurnCompleted   = "turn/completed"
@@ -51,10 +52,30 @@ type threadParams struct {
 }
 
 type threadResult struct {
-	Thread struct {
-		ID string `json:"id"`
-	} `json:"thread"`
-	Model string `json:"model"`
+	Thread thread `json:"thread"`
+	Model  string `json:"model"`
+}
+
+// thread is a Thread: its metadata and, from thread/resume, its turns.
+type thread struct {
+	ID        string `json:"id"`
+	Preview   string `json:"preview"`
+	Name      string `json:"name"`
+	Cwd       string `json:"cwd"`
+	UpdatedAt int64  `json:"updatedAt"`
+	Turns     []struct {
+		Items []item `json:"items"`
+	} `json:"turns"`
+}
+
+type threadListParams struct {
+	Cwd    string `json:"cwd,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+type threadListResult struct {
+	Data       []thread `json:"data"`
+	NextCursor *string  `json:"nextCursor"`
 }
 
 // userInput is one item of turn/start's input.
@@ -116,6 +137,8 @@ type event struct {
 // item is a ThreadItem (the fields of the kinds the adapter translates).
 type item struct {
 	Type             string          `json:"type"`
+	Content          []userInput     `json:"content"`
+	Summary          []string        `json:"summary"`
 	ID               string          `json:"id"`
 	Text             string          `json:"text"`
 	Command          string          `json:"command"`

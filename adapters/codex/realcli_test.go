@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,8 +149,10 @@ func TestRealCodex(t *testing.T) {
 		return s.Prompt(ctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
 	}
 
+	var textThread acp.SessionID
 	t.Run("text", func(t *testing.T) {
 		s, rec := open(t, "")
+		textThread = s.ID()
 		stop, err := prompt(s, "say hi")
 		if err != nil || stop != acp.StopReasonEndTurn {
 			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
@@ -308,6 +311,48 @@ func TestRealCodex(t *testing.T) {
 		}
 		if got := rec.text(false); !strings.HasSuffix(got, "Back after the crash.") {
 			t.Errorf("agent text = %q", got)
+		}
+	})
+	t.Run("load, resume and list in another app-server", func(t *testing.T) {
+		if textThread == "" {
+			t.Fatal("the text scenario opened no session to load")
+		}
+		b := New(Options{Path: bin, Env: env.Vars, Mode: ModeReadOnly, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 500 * time.Millisecond})
+		defer b.Close()
+		cwd := env.Dir
+		list, err := b.ListSessions(ctx, acp.ListSessionsRequest{Cwd: &cwd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var listed bool
+		for _, info := range list.Sessions {
+			if info.SessionID == textThread {
+				listed = info.Cwd == env.Dir && info.Title != nil && *info.Title == "say hi"
+			}
+		}
+		if !listed {
+			t.Errorf("session/list = %s; want %s with its cwd and first prompt as title", mustJSON(list), textThread)
+		}
+		rec := newRecorder()
+		s, err := b.LoadSession(ctx, acp.LoadSessionRequest{SessionID: textThread, Cwd: env.Dir}, rec.client(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var got []string
+		for _, u := range rec.updates {
+			switch {
+			case u.UserMessageChunk != nil:
+				got = append(got, "user: "+u.UserMessageChunk.Content.Text.Text)
+			default:
+				got = append(got, summary(u))
+			}
+		}
+		if want := "user: say hi|thought: Thinking about hi.|message: Hello from the scripted model."; strings.Join(got, "|") != want {
+			t.Errorf("replayed history = %q, want %q", strings.Join(got, "|"), want)
+		}
+		if _, err := b.ResumeSession(ctx, acp.ResumeSessionRequest{SessionID: "00000000-0000-7000-8000-000000000000", Cwd: env.Dir}, rec.client("")); !errors.Is(err, acp.ErrResourceNotFound) {
+			t.Errorf("resuming an unknown thread: %v; want resource not found", err)
 		}
 	})
 }
