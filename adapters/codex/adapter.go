@@ -71,7 +71,8 @@ type Adapter struct {
 	srv      *appServer          // guarded by mu; nil before the first start
 	gen      int                 // guarded by mu; app-servers started so far
 	sessions map[string]*Session // guarded by mu; by thread id
-	closed   bool                // guarded by mu
+	models   modelList
+	closed   bool // guarded by mu
 }
 
 // appServer is one running `codex app-server`.
@@ -234,15 +235,26 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	s := newSession(a, c, req.Cwd, a.opts.Mode)
 	var res threadResult
 	p := threadParams{Cwd: req.Cwd, Model: a.opts.Model}
-	p.ApprovalPolicy, p.Sandbox = modePolicy(s.mode)
+	p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
 	if err := srv.c.Call(ctx, mThreadStart, p, &res); err != nil {
 		return nil, fmt.Errorf("starting a codex thread: %w", err)
 	}
+	a.opened(ctx, srv, s, &res)
+	return s, nil
+}
+
+// opened publishes a session whose thread srv started or resumed, with
+// the model list for its config options.
+func (a *Adapter) opened(ctx context.Context, srv *appServer, s *Session, res *threadResult) {
+	models, err := a.models.get(ctx, srv)
+	if err != nil {
+		a.opts.Logger.Warn().Err(err).Msg("no model list for the session's config options")
+	}
 	s.thread, s.gen = res.Thread.ID, srv.gen
+	s.models, s.set.model, s.set.effort = models, res.Model, res.ReasoningEffort
 	a.mu.Lock()
 	a.sessions[s.thread] = s
 	a.mu.Unlock()
-	return s, nil
 }
 
 // forget drops a closed session.

@@ -41,7 +41,7 @@ func (a *Adapter) resume(ctx context.Context, id, cwd string, c acp.Client) (*Se
 	}
 	s := newSession(a, c, cwd, a.opts.Mode)
 	p := threadParams{ThreadID: id, Cwd: cwd, Model: a.opts.Model}
-	p.ApprovalPolicy, p.Sandbox = modePolicy(s.mode)
+	p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
 	var res threadResult
 	if err := srv.c.Call(ctx, mThreadResume, p, &res); err != nil {
 		if re, ok := err.(*rpcError); ok && strings.Contains(strings.ToLower(re.Message), "no rollout") ||
@@ -50,10 +50,7 @@ func (a *Adapter) resume(ctx context.Context, id, cwd string, c acp.Client) (*Se
 		}
 		return nil, nil, fmt.Errorf("resuming codex thread %s: %w", id, err)
 	}
-	s.thread, s.gen = res.Thread.ID, srv.gen
-	a.mu.Lock()
-	a.sessions[s.thread] = s
-	a.mu.Unlock()
+	a.opened(ctx, srv, s, &res)
 	return s, &res.Thread, nil
 }
 

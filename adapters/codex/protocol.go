@@ -52,8 +52,9 @@ type threadParams struct {
 }
 
 type threadResult struct {
-	Thread thread `json:"thread"`
-	Model  string `json:"model"`
+	Thread          thread `json:"thread"`
+	Model           string `json:"model"`
+	ReasoningEffort string `json:"reasoningEffort"`
 }
 
 // thread is a Thread: its metadata and, from thread/resume, its turns.
@@ -89,6 +90,8 @@ type userInput struct {
 type turnStartParams struct {
 	ThreadID       string      `json:"threadId"`
 	Input          []userInput `json:"input"`
+	Model          string      `json:"model,omitempty"`
+	Effort         string      `json:"effort,omitempty"`
 	ApprovalPolicy string      `json:"approvalPolicy,omitempty"`
 	SandboxPolicy  any         `json:"sandboxPolicy,omitempty"`
 }

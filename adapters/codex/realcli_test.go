@@ -230,6 +230,40 @@ func TestRealCodex(t *testing.T) {
 		}
 	})
 
+	t.Run("model and reasoning effort", func(t *testing.T) {
+		s, _ := open(t, "")
+		opts := s.State().ConfigOptions
+		if !hasValue(opts, cfgModel, "gpt-5.6-sol") || !hasValue(opts, cfgEffort, "high") || current(opts, cfgModel) != codexenv.Model {
+			t.Fatalf("config options = %s; want Codex's models, %s current, and its efforts", mustJSON(opts), codexenv.Model)
+		}
+		for _, set := range [][2]string{{cfgModel, "gpt-5.6-sol"}, {cfgEffort, "high"}} {
+			v := acp.SessionConfigValueID(set[1])
+			if _, err := s.SetConfigOption(ctx, acp.SetSessionConfigOptionRequest{ConfigID: acp.SessionConfigID(set[0]), Value: acp.ConfigOptionValue{ID: &v}}); err != nil {
+				t.Fatalf("set %s: %v", set[0], err)
+			}
+		}
+		before := len(srv.MainRequests())
+		if stop, err := prompt(s, "which model"); err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v", stop, err)
+		}
+		reqs := srv.MainRequests()
+		if len(reqs) <= before {
+			for _, r := range srv.Requests() {
+				t.Logf("%s %s %s %.300s", r.Kind, r.Method, r.Path, r.Body)
+			}
+			t.Fatal("no model request")
+		}
+		var body struct {
+			Model     string `json:"model"`
+			Reasoning struct {
+				Effort string `json:"effort"`
+			} `json:"reasoning"`
+		}
+		if err := json.Unmarshal(reqs[len(reqs)-1].Body, &body); err != nil || body.Model != "gpt-5.6-sol" || body.Reasoning.Effort != "high" {
+			t.Errorf("the turn asked for model %q, effort %q (%v); want gpt-5.6-sol, high", body.Model, body.Reasoning.Effort, err)
+		}
+	})
+
 	t.Run("cancel while streaming", func(t *testing.T) {
 		s, rec := open(t, "")
 		pctx, pcancel := context.WithCancel(ctx)
@@ -355,6 +389,15 @@ func TestRealCodex(t *testing.T) {
 			t.Errorf("resuming an unknown thread: %v; want resource not found", err)
 		}
 	})
+}
+
+func current(opts []acp.SessionConfigOption, id acp.SessionConfigID) string {
+	for _, o := range opts {
+		if o.ID == id && o.Select != nil {
+			return string(o.Select.CurrentValue)
+		}
+	}
+	return ""
 }
 
 func optionIDs(req acp.RequestPermissionRequest) string {

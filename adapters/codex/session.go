@@ -30,25 +30,29 @@ type Session struct {
 	closing context.Context
 	close   context.CancelFunc
 
+	// models is Codex's model list when the session opened.
+	models []model
+
 	mu     sync.Mutex
-	mode   string // guarded by mu
-	closed bool   // guarded by mu
+	set    settings // guarded by mu (written before publication by opened)
+	closed bool     // guarded by mu
 }
 
 func newSession(a *Adapter, c acp.Client, cwd, mode string) *Session {
 	closing, close := context.WithCancel(context.Background())
-	return &Session{a: a, client: c, cwd: cwd, mode: mode, q: queue{signal: make(chan struct{}, 1)},
+	return &Session{a: a, client: c, cwd: cwd, set: settings{mode: mode}, q: queue{signal: make(chan struct{}, 1)},
 		closing: closing, close: close}
 }
 
 // ID is the Codex thread id.
 func (s *Session) ID() acp.SessionID { return acp.SessionID(s.thread) }
 
-// State lists the approval presets as modes.
+// State lists the approval presets as modes, and the preset, model and
+// reasoning effort as config options.
 func (s *Session) State() acp.SessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return acp.SessionState{Modes: modeState(s.mode)}
+	return acp.SessionState{Modes: modeState(s.set.mode), ConfigOptions: configOptions(s.set, s.models)}
 }
 
 // SetMode switches the approval preset; it applies from the next turn.
@@ -57,15 +61,50 @@ func (s *Session) SetMode(ctx context.Context, mode acp.SessionModeID) error {
 		return acp.InvalidParams("modeId", fmt.Sprintf("unknown mode %q", mode))
 	}
 	s.mu.Lock()
-	s.mode = string(mode)
+	s.set.mode = string(mode)
+	opts := configOptions(s.set, s.models)
 	s.mu.Unlock()
-	return s.client.SessionUpdate(ctx, acp.SessionNotification{SessionID: s.ID(),
-		Update: acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: mode}}})
+	if err := s.update(ctx, acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: mode}}); err != nil {
+		return err
+	}
+	return s.update(ctx, acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
 }
 
-// SetConfigOption: Codex sessions have no config options yet.
+// SetConfigOption sets the preset, the model or the reasoning effort; they
+// apply from the next turn (turn/start carries them). A new model takes its
+// own default effort.
 func (s *Session) SetConfigOption(ctx context.Context, req acp.SetSessionConfigOptionRequest) ([]acp.SessionConfigOption, error) {
-	return nil, acp.InvalidParams("configId", "unknown config option")
+	if req.Value.ID == nil {
+		return nil, acp.InvalidParams("value", "a value id is required")
+	}
+	v := string(*req.Value.ID)
+	if req.ConfigID == cfgMode {
+		if err := s.SetMode(ctx, acp.SessionModeID(v)); err != nil {
+			return nil, err
+		}
+		return s.State().ConfigOptions, nil
+	}
+	s.mu.Lock()
+	cur := configOptions(s.set, s.models)
+	if !hasValue(cur, req.ConfigID, v) {
+		s.mu.Unlock()
+		return nil, acp.InvalidParams("value", fmt.Sprintf("%q is not a value of config option %q", v, req.ConfigID))
+	}
+	switch req.ConfigID {
+	case cfgModel:
+		if s.set.model != v {
+			s.set.model, s.set.effort = v, ""
+		}
+	case cfgEffort:
+		s.set.effort = v
+	}
+	opts := configOptions(s.set, s.models)
+	s.mu.Unlock()
+	return opts, nil
+}
+
+func (s *Session) update(ctx context.Context, u acp.SessionUpdate) error {
+	return s.client.SessionUpdate(ctx, acp.SessionNotification{SessionID: s.ID(), Update: u})
 }
 
 // Close ends the running turn (as a cancel would) and forgets the thread;
@@ -93,8 +132,9 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 		return "", err
 	}
 	s.mu.Lock()
-	mode := s.mode
+	set := s.set
 	s.mu.Unlock()
+	mode := set.mode
 	if s.gen != srv.gen {
 		// The app-server this thread was on died: reload the thread from
 		// its rollout in the new one.
@@ -108,7 +148,7 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	approvalPolicy, _ := modePolicy(mode)
 	var res turnResult
 	err = srv.c.Call(ctx, mTurnStart, turnStartParams{ThreadID: s.thread, Input: promptInput(req.Prompt),
-		ApprovalPolicy: approvalPolicy, SandboxPolicy: sandboxPolicy(mode)}, &res)
+		Model: set.model, Effort: set.effort, ApprovalPolicy: approvalPolicy, SandboxPolicy: sandboxPolicy(mode)}, &res)
 	if err != nil {
 		if ctx.Err() != nil {
 			return acp.StopReasonCancelled, nil
