@@ -77,10 +77,13 @@ type Adapter struct {
 
 // appServer is one running `codex app-server`.
 type appServer struct {
-	p    proc.Process
-	c    *conn
-	gen  int
-	name string
+	// loginErr is auth-required (-32000) when Codex has no credentials
+	// for its model provider; set during start.
+	loginErr error
+	p        proc.Process
+	c        *conn
+	gen      int
+	name     string
 }
 
 // New returns an Adapter; defaults are filled in here.
@@ -183,6 +186,9 @@ func (a *Adapter) start(ctx context.Context) (*appServer, error) {
 	if err == nil {
 		err = srv.c.Notify(mInitialized, nil)
 	}
+	if err == nil {
+		err = checkLogin(ictx, srv)
+	}
 	if err != nil {
 		p.Stop(context.Background()) //nolint:errcheck // the start error says more
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -231,6 +237,9 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	srv, err := a.server(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if srv.loginErr != nil {
+		return nil, srv.loginErr
 	}
 	s := newSession(a, c, req.Cwd, a.opts.Mode)
 	var res threadResult

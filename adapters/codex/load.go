@@ -39,6 +39,9 @@ func (a *Adapter) resume(ctx context.Context, id, cwd string, c acp.Client) (*Se
 	if err != nil {
 		return nil, nil, err
 	}
+	if srv.loginErr != nil {
+		return nil, nil, srv.loginErr
+	}
 	s := newSession(a, c, cwd, a.opts.Mode)
 	p := threadParams{ThreadID: id, Cwd: cwd, Model: a.opts.Model}
 	p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)

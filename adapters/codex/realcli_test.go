@@ -412,3 +412,23 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestRealCodexNotLoggedIn: with no credentials for the OpenAI provider,
+// opening a session is answered auth-required (-32000) with how to log in.
+func TestRealCodexNotLoggedIn(t *testing.T) {
+	bin := codexenv.Require(t)
+	root := t.TempDir()
+	home := filepath.Join(root, "codex-home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{Path: bin, Env: []string{"HOME=" + root, "CODEX_HOME=" + home, "OPENAI_API_KEY=", "CODEX_API_KEY="},
+		Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 500 * time.Millisecond})
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	_, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: root}, &acptest.Client{})
+	if !errors.Is(err, acp.ErrAuthRequired) || !strings.Contains(err.Error(), "codex login") {
+		t.Fatalf("NewSession = %v; want auth required saying how to log in", err)
+	}
+}

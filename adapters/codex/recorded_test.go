@@ -102,7 +102,11 @@ func (r *replayer) note(format string, args ...any) {
 // TestRecordedCommandAndPatch plays a recorded Codex 0.169 session (an
 // escalated command allowed, then a patch to the file it made, allowed)
 // into the adapter in-process, and checks the ACP side and the decisions
-// the adapter sent back.
+// the adapter sent back. The recording was made with a small client
+// driving the real app-server against the scripted Responses API; the
+// account/read and model/list exchanges the adapter makes at start come
+// from separate runs of the same binary and were spliced in (request ids
+// renumbered), and machine paths were replaced by /project and /root.
 func TestRecordedCommandAndPatch(t *testing.T) {
 	r := &replayer{es: loadRecording(t, "command_patch.jsonl")}
 	a := New(Options{Mode: ModeReadOnly, Logger: zerolog.New(zerolog.NewTestWriter(t)),
