@@ -77,6 +77,9 @@ type Adapter struct {
 
 // appServer is one running `codex app-server`.
 type appServer struct {
+	// notices are what it said about no thread, for sessions opened later.
+	notices notices
+
 	// loginErr is auth-required (-32000) when Codex has no credentials
 	// for its model provider; set during start.
 	loginErr error
@@ -220,6 +223,11 @@ func (a *Adapter) route(srv *appServer, m *message) {
 		s.q.push(m)
 		return
 	}
+	if n := noticeOf(m.Method, m.Params); n != nil && len(m.ID) == 0 && ref.ThreadID == "" {
+		a.opts.Logger.Info().Str("notice", n.Title).Msg("codex")
+		srv.notices.add(*n)
+		return
+	}
 	if len(m.ID) > 0 {
 		// A request about no open session (or none at all): nobody can
 		// answer it, so say so rather than leave Codex waiting.
@@ -264,6 +272,12 @@ func (a *Adapter) opened(ctx context.Context, srv *appServer, s *Session, res *t
 	a.mu.Lock()
 	a.sessions[s.thread] = s
 	a.mu.Unlock()
+	if canNotify(s.client) {
+		for _, n := range srv.notices.all() {
+			// Held by the bridge until the answer that opens the session.
+			_ = s.update(ctx, acp.SessionUpdate{Notice: &n})
+		}
+	}
 }
 
 // forget drops a closed session.

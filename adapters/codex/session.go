@@ -246,6 +246,13 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 	if ev.TurnID != "" && ev.TurnID != t.id {
 		return "", false, nil // an earlier turn's stragglers
 	}
+	if n := noticeOf(m.Method, m.Params); n != nil {
+		t.s.a.opts.Logger.Info().Str("notice", n.Title).Msg("codex")
+		if canNotify(t.s.client) {
+			_ = t.s.update(ctx, acp.SessionUpdate{Notice: n})
+		}
+		return "", false, nil
+	}
 	switch m.Method {
 	case nTurnCompleted:
 		if ev.Turn == nil || ev.Turn.ID != t.id {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +61,45 @@ func TestStartWithEarlyNotifications(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("NewSession took %v", d)
+	}
+}
+
+// TestStartNoticesReachNewSessions: what Codex says about no thread while
+// it starts (configWarning) reaches each session opened on it as a notice,
+// for editors that take notices, and never as agent text.
+func TestStartNoticesReachNewSessions(t *testing.T) {
+	a := New(Options{Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Launch: func(context.Context, proc.Spec) (proc.Process, error) {
+			return proc.InProcess("codex", chattyServer), nil
+		}})
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for _, withNotices := range []bool{true, false} {
+		var got []string
+		cl := &acptest.Client{Update: func(_ context.Context, n acp.SessionNotification) error {
+			switch {
+			case n.Update.Notice != nil:
+				got = append(got, "notice: "+n.Update.Notice.Title)
+			case n.Update.AgentMessageChunk != nil:
+				got = append(got, "agent text")
+			}
+			return nil
+		}}
+		if withNotices {
+			cl.Caps.Session = &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}
+		}
+		s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: "/project"}, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		want := ""
+		if withNotices {
+			want = "notice: before initialize|notice: before account/read|notice: before thread/start"
+		}
+		if g := strings.Join(got, "|"); !strings.HasPrefix(g, want) || !withNotices && g != "" {
+			t.Errorf("notices=%v: updates %q, want %q first", withNotices, g, want)
+		}
 	}
 }

@@ -85,3 +85,29 @@ func TestApprovalOptions(t *testing.T) {
 		})
 	}
 }
+
+func TestNoticeOf(t *testing.T) {
+	tests := []struct {
+		method, params, want string
+	}{
+		{nWarning, `{"threadId":"x","message":"Model metadata not found"}`, "warning: Model metadata not found"},
+		{nConfigWarning, `{"summary":"bad key","details":"line 3"}`, "warning: bad key (line 3)"},
+		{nDeprecation, `{"summary":"old flag","details":null}`, "info: old flag"},
+		{nError, `{"error":{"message":"stream lost"},"willRetry":false}`, "error: stream lost"},
+		{nError, `{"turnId":"t","error":{"message":"turn failed"},"willRetry":false}`, ""},
+		{nError, `{"error":{"message":"retrying"},"willRetry":true}`, ""},
+		{nAgentDelta, `{"delta":"hi"}`, ""},
+	}
+	for _, tt := range tests {
+		got := ""
+		if n := noticeOf(tt.method, json.RawMessage(tt.params)); n != nil {
+			got = string(n.Severity) + ": " + n.Title
+			if n.Description != nil {
+				got += " (" + *n.Description + ")"
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s %s: got %q, want %q", tt.method, tt.params, got, tt.want)
+		}
+	}
+}
