@@ -118,7 +118,10 @@ func New(opts Options) *Adapter {
 // Info describes Codex: images and embedded context in prompts.
 func (a *Adapter) Info() acp.AgentInfo {
 	return acp.AgentInfo{Name: "codex", Title: "Codex",
-		Prompt: acp.PromptCapabilities{Image: true, EmbeddedContext: true}}
+		Prompt: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+		MCP:    acp.McpCapabilities{HTTP: true},
+		// Writable roots of the workspace sandbox (threadConfig).
+		AdditionalDirectories: true}
 }
 
 // server returns the running app-server, starting one when there is none
@@ -250,8 +253,9 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 		return nil, srv.loginErr
 	}
 	s := newSession(a, c, req.Cwd, a.opts.Mode)
+	s.cfg = threadConfig(req.McpServers, req.AdditionalDirectories)
 	var res threadResult
-	p := threadParams{Cwd: req.Cwd, Model: a.opts.Model}
+	p := threadParams{Cwd: req.Cwd, Model: a.opts.Model, Config: s.cfg}
 	p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
 	if err := srv.c.Call(ctx, mThreadStart, p, &res); err != nil {
 		return nil, fmt.Errorf("starting a codex thread: %w", err)

@@ -11,7 +11,7 @@ import (
 
 // ResumeSession reopens a stored thread without replaying it.
 func (a *Adapter) ResumeSession(ctx context.Context, req acp.ResumeSessionRequest, c acp.Client) (acp.Session, error) {
-	s, _, err := a.resume(ctx, string(req.SessionID), req.Cwd, c)
+	s, _, err := a.resume(ctx, string(req.SessionID), req.Cwd, threadConfig(req.McpServers, req.AdditionalDirectories), c)
 	return s, err
 }
 
@@ -19,7 +19,7 @@ func (a *Adapter) ResumeSession(ctx context.Context, req acp.ResumeSessionReques
 // before it returns: the user's messages, the agent's text and reasoning,
 // and each tool call as it ended.
 func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c acp.Client) (acp.Session, error) {
-	s, th, err := a.resume(ctx, string(req.SessionID), req.Cwd, c)
+	s, th, err := a.resume(ctx, string(req.SessionID), req.Cwd, threadConfig(req.McpServers, req.AdditionalDirectories), c)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 
 // resume loads a thread into the app-server (thread/resume) and opens a
 // session on it.
-func (a *Adapter) resume(ctx context.Context, id, cwd string, c acp.Client) (*Session, *thread, error) {
+func (a *Adapter) resume(ctx context.Context, id, cwd string, cfg map[string]any, c acp.Client) (*Session, *thread, error) {
 	srv, err := a.server(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -43,7 +43,8 @@ func (a *Adapter) resume(ctx context.Context, id, cwd string, c acp.Client) (*Se
 		return nil, nil, srv.loginErr
 	}
 	s := newSession(a, c, cwd, a.opts.Mode)
-	p := threadParams{ThreadID: id, Cwd: cwd, Model: a.opts.Model}
+	s.cfg = cfg
+	p := threadParams{ThreadID: id, Cwd: cwd, Model: a.opts.Model, Config: cfg}
 	p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
 	var res threadResult
 	if err := srv.c.Call(ctx, mThreadResume, p, &res); err != nil {

@@ -44,11 +44,12 @@ type initializeParams struct {
 
 // threadParams are the params of thread/start and thread/resume.
 type threadParams struct {
-	ThreadID       string `json:"threadId,omitempty"`
-	Cwd            string `json:"cwd,omitempty"`
-	Model          string `json:"model,omitempty"`
-	ApprovalPolicy string `json:"approvalPolicy,omitempty"`
-	Sandbox        string `json:"sandbox,omitempty"`
+	ThreadID       string         `json:"threadId,omitempty"`
+	Cwd            string         `json:"cwd,omitempty"`
+	Model          string         `json:"model,omitempty"`
+	ApprovalPolicy string         `json:"approvalPolicy,omitempty"`
+	Sandbox        string         `json:"sandbox,omitempty"`
+	Config         map[string]any `json:"config,omitempty"`
 }
 
 type threadResult struct {

@@ -432,3 +432,39 @@ func TestRealCodexNotLoggedIn(t *testing.T) {
 		t.Fatalf("NewSession = %v; want auth required saying how to log in", err)
 	}
 }
+
+// TestRealCodexMCPServers: the editor's MCP servers reach Codex through
+// thread/start's config, which it takes (it reports starting the server).
+func TestRealCodexMCPServers(t *testing.T) {
+	bin := codexenv.Require(t)
+	srv := modelserver.New(&modelserver.Scenario{}, modelserver.Options{})
+	url := srv.Start()
+	defer srv.Close()
+	env, err := codexenv.New(t.TempDir(), url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	var once sync.Once
+	a := New(Options{Path: bin, Env: env.Vars, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 500 * time.Millisecond,
+		Trace: func(toAgent bool, line []byte) {
+			if !toAgent && strings.Contains(string(line), "mcpServer/startupStatus/updated") && strings.Contains(string(line), "editor-tools") {
+				once.Do(func() { close(started) })
+			}
+		}})
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	extra := filepath.Join(env.Dir, "..", "extra")
+	s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: env.Dir, AdditionalDirectories: []string{extra},
+		McpServers: []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: "editor-tools", Command: "true"}}}}, &acptest.Client{})
+	if err != nil {
+		t.Fatalf("NewSession with an MCP server and an extra directory: %v", err)
+	}
+	defer s.Close()
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("Codex never reported the editor's MCP server")
+	}
+}

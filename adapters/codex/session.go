@@ -17,7 +17,10 @@ type Session struct {
 	a      *Adapter
 	client acp.Client
 	cwd    string
-	q      queue
+	// cfg is the thread's config override (MCP servers, writable roots),
+	// given again when the thread is resumed in a new app-server.
+	cfg map[string]any
+	q   queue
 
 	// thread is the Codex thread id, also the ACP session id. Set before
 	// the session is published.
@@ -138,7 +141,7 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	if s.gen != srv.gen {
 		// The app-server this thread was on died: reload the thread from
 		// its rollout in the new one.
-		p := threadParams{ThreadID: s.thread, Cwd: s.cwd}
+		p := threadParams{ThreadID: s.thread, Cwd: s.cwd, Config: s.cfg}
 		p.ApprovalPolicy, p.Sandbox = modePolicy(mode)
 		if err := srv.c.Call(ctx, mThreadResume, p, nil); err != nil {
 			return "", fmt.Errorf("resuming codex thread %s: %w", s.thread, err)
