@@ -158,7 +158,9 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 		}
 		return "", fmt.Errorf("starting a codex turn: %w", err)
 	}
-	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator()}
+	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator(),
+		asking: map[string]*question{}, answers: make(chan answer)}
+	defer t.settle()
 	return t.run(ctx)
 }
 
@@ -170,6 +172,24 @@ type turn struct {
 	tr  *translator
 	// failure is the last error Codex reported for the turn.
 	failure string
+	// asking holds the questions (approvals) put to the editor and not yet
+	// answered, by the app-server's request id; answers brings each one's
+	// answer from the goroutine that waits for the editor. Both are used
+	// only by the turn's goroutine.
+	asking  map[string]*question
+	answers chan answer
+}
+
+// question is an approval the editor is being asked.
+type question struct {
+	cancel    context.CancelFunc
+	withdrawn bool // Codex resolved it otherwise: no answer is sent
+}
+
+// answer is the decision for the app-server's request id.
+type answer struct {
+	id       json.RawMessage
+	decision any
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
@@ -191,6 +211,8 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 		}
 		select {
 		case <-t.s.q.signal:
+		case a := <-t.answers:
+			t.answered(a)
 		case <-t.srv.c.Done():
 			for _, m := range t.s.q.take() {
 				if stop, end, err := t.handle(ctx, m); end {
@@ -257,6 +279,9 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 		return "", false, nil
 	}
 	switch m.Method {
+	case nResolved:
+		t.withdraw(m.Params)
+		return "", false, nil
 	case nTurnCompleted:
 		if ev.Turn == nil || ev.Turn.ID != t.id {
 			return "", false, nil
@@ -309,11 +334,59 @@ func (t *turn) request(ctx context.Context, m *message, ev *event) {
 		return
 	}
 	a := newApproval(m.Method, ev)
-	resp, err := t.s.client.RequestPermission(ctx, a.request(t.s.ID(), m.Method, ev))
-	if ctx.Err() != nil {
-		err = ctx.Err()
+	req := a.request(t.s.ID(), m.Method, ev)
+	qctx, cancel := context.WithCancel(ctx)
+	t.asking[string(m.ID)] = &question{cancel: cancel}
+	// Asked off the turn's goroutine, so that the turn keeps reading: Codex
+	// may withdraw the question (serverRequest/resolved) while the editor
+	// has it. settle waits for the answer.
+	go func() {
+		resp, err := t.s.client.RequestPermission(qctx, req)
+		if qctx.Err() != nil {
+			err = qctx.Err()
+		}
+		t.answers <- answer{id: m.ID, decision: a.decision(resp, err)}
+	}()
+}
+
+// answered sends the editor's decision to Codex, unless Codex withdrew the
+// question meanwhile.
+func (t *turn) answered(a answer) {
+	q := t.asking[string(a.id)]
+	delete(t.asking, string(a.id))
+	if q == nil {
+		return
 	}
-	_ = c.Reply(m.ID, map[string]any{"decision": a.decision(resp, err)})
+	q.cancel()
+	if !q.withdrawn {
+		_ = t.srv.c.Reply(a.id, map[string]any{"decision": a.decision})
+	}
+}
+
+// withdraw ends the editor's question Codex resolved otherwise.
+func (t *turn) withdraw(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	if q := t.asking[string(p.RequestID)]; q != nil {
+		q.withdrawn = true
+		q.cancel()
+	}
+}
+
+// settle withdraws the questions still open when the turn ends (each is
+// answered cancel, which Codex ignores for an ended turn) and waits for
+// their goroutines.
+func (t *turn) settle() {
+	for _, q := range t.asking {
+		q.cancel()
+	}
+	for len(t.asking) > 0 {
+		t.answered(<-t.answers)
+	}
 }
 
 // promptInput is turn/start's input for an ACP prompt: text as text,
