@@ -13,6 +13,10 @@ const (
 	cfgMode   = "mode"
 	cfgModel  = "model"
 	cfgEffort = "reasoning_effort"
+	// cfgCollab is Codex's collaboration mode: default, or plan, in which
+	// the model plans with the user and may ask questions
+	// (request_user_input is refused in default mode).
+	cfgCollab = "collaboration_mode"
 )
 
 const mModelList = "model/list"
@@ -56,6 +60,22 @@ func (l *modelList) get(ctx context.Context, srv *appServer) ([]model, error) {
 // settings are what the session's config options choose.
 type settings struct {
 	mode, model, effort string
+	// collab is "" until chosen: Codex's own default then applies.
+	collab string
+}
+
+// collaborationMode is turn/start's collaborationMode for the settings;
+// nil until one was chosen.
+func (st settings) collaborationMode() any {
+	if st.collab == "" {
+		return nil
+	}
+	var effort any
+	if st.effort != "" {
+		effort = st.effort
+	}
+	return map[string]any{"mode": st.collab, "settings": map[string]any{
+		"model": st.model, "reasoning_effort": effort, "developer_instructions": nil}}
 }
 
 // configOptions are the mode, the model and its reasoning effort as
@@ -69,6 +89,15 @@ func configOptions(st settings, models []model) []acp.SessionConfigOption {
 		modeOpts = append(modeOpts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.ID), Name: m.Name, Description: m.Description})
 	}
 	out := []acp.SessionConfigOption{selectOption(cfgMode, "Approval preset", acp.SessionConfigOptionCategoryMode, st.mode, modeOpts)}
+	collab := st.collab
+	if collab == "" {
+		collab = "default"
+	}
+	out = append(out, acp.SessionConfigOption{ID: cfgCollab, Name: "Collaboration",
+		Select: &acp.SessionConfigSelect{CurrentValue: acp.SessionConfigValueID(collab), Options: acp.SessionConfigSelectOptions{Ungrouped: []acp.SessionConfigSelectOption{
+			{Value: "default", Name: "Default", Description: ptr("Codex works on the task")},
+			{Value: "plan", Name: "Plan", Description: ptr("Codex plans with you first, and may ask you questions")},
+		}}}})
 
 	var modelOpts []acp.SessionConfigSelectOption
 	var cur *model

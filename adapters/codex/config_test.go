@@ -33,11 +33,11 @@ func TestConfigOptions(t *testing.T) {
 		want string // id=current:values per option
 	}{
 		{"listed model, its default effort", settings{mode: ModeAuto, model: "gpt-5.5"},
-			"mode=auto:read-only,auto,full-access model=gpt-5.5 reasoning_effort=medium"},
+			"mode=auto:read-only,auto,full-access collaboration_mode=default model=gpt-5.5 reasoning_effort=medium"},
 		{"chosen effort", settings{mode: ModeReadOnly, model: "gpt-5.5", effort: "high"},
-			"mode=read-only:read-only,auto,full-access model=gpt-5.5 reasoning_effort=high"},
+			"mode=read-only:read-only,auto,full-access collaboration_mode=default model=gpt-5.5 reasoning_effort=high"},
 		{"model Codex does not list", settings{mode: ModeAuto, model: "my-model"},
-			"mode=auto:read-only,auto,full-access model=my-model"},
+			"mode=auto:read-only,auto,full-access collaboration_mode=default model=my-model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

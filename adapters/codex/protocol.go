@@ -29,6 +29,7 @@ const (
 	nResolved        = "serverRequest/resolved"
 	rCommandApproval = "item/commandExecution/requestApproval"
 	rFileApproval    = "item/fileChange/requestApproval"
+	rUserInput       = "item/tool/requestUserInput"
 )
 
 type clientInfo struct {
@@ -89,12 +90,15 @@ type userInput struct {
 }
 
 type turnStartParams struct {
-	ThreadID       string      `json:"threadId"`
-	Input          []userInput `json:"input"`
-	Model          string      `json:"model,omitempty"`
-	Effort         string      `json:"effort,omitempty"`
-	ApprovalPolicy string      `json:"approvalPolicy,omitempty"`
-	SandboxPolicy  any         `json:"sandboxPolicy,omitempty"`
+	ThreadID string      `json:"threadId"`
+	Input    []userInput `json:"input"`
+	Model    string      `json:"model,omitempty"`
+	Effort   string      `json:"effort,omitempty"`
+	// CollaborationMode is experimental (initialize asks for
+	// experimentalApi).
+	CollaborationMode any    `json:"collaborationMode,omitempty"`
+	ApprovalPolicy    string `json:"approvalPolicy,omitempty"`
+	SandboxPolicy     any    `json:"sandboxPolicy,omitempty"`
 }
 
 type turnRef struct {
@@ -136,6 +140,20 @@ type event struct {
 	Reason             string            `json:"reason"`
 	AvailableDecisions []json.RawMessage `json:"availableDecisions"`
 	Amendment          json.RawMessage   `json:"proposedExecpolicyAmendment"`
+
+	// requestUserInput.
+	Questions []userQuestion `json:"questions"`
+}
+
+// userQuestion is one question of item/tool/requestUserInput.
+type userQuestion struct {
+	ID       string `json:"id"`
+	Header   string `json:"header"`
+	Question string `json:"question"`
+	Options  []struct {
+		Label       string `json:"label"`
+		Description string `json:"description"`
+	} `json:"options"`
 }
 
 // item is a ThreadItem (the fields of the kinds the adapter translates).

@@ -41,6 +41,10 @@ func realScenario() *modelserver.Scenario {
 				Text: strings.Repeat("doomed words ", 200), Deltas: 200}}},
 			{Match: "ask then cancel", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
 				Input: json.RawMessage(`{"command":"touch cancelled-file","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
+			{Match: "ask me", Blocks: []modelserver.Block{modelserver.ToolUse("", "request_user_input", map[string]any{"questions": []any{
+				map[string]any{"id": "color", "header": "Color", "question": "Which color?", "options": []any{
+					map[string]any{"label": "Red", "description": "Warm."}, map[string]any{"label": "Blue", "description": "Cool."}}}}})}},
+			{Match: "Blue", Blocks: []modelserver.Block{modelserver.Text("You chose blue.")}},
 			{Match: "after the crash", Blocks: []modelserver.Block{modelserver.Text("Back after the crash.")}},
 		},
 		Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Done.")}},
@@ -261,6 +265,30 @@ func TestRealCodex(t *testing.T) {
 		}
 		if err := json.Unmarshal(reqs[len(reqs)-1].Body, &body); err != nil || body.Model != "gpt-5.6-sol" || body.Reasoning.Effort != "high" {
 			t.Errorf("the turn asked for model %q, effort %q (%v); want gpt-5.6-sol, high", body.Model, body.Reasoning.Effort, err)
+		}
+	})
+
+	t.Run("a question from the model", func(t *testing.T) {
+		s, rec := open(t, "1") // the second choice
+		// Codex refuses request_user_input outside its plan mode.
+		plan := acp.SessionConfigValueID("plan")
+		if _, err := s.SetConfigOption(ctx, acp.SetSessionConfigOptionRequest{ConfigID: cfgCollab, Value: acp.ConfigOptionValue{ID: &plan}}); err != nil {
+			t.Fatal(err)
+		}
+		if stop, err := prompt(s, "ask me"); err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+		}
+		if len(rec.asked) != 1 || rec.asked[0].ToolCall.Title == nil || *rec.asked[0].ToolCall.Title != "Color: Which color?" ||
+			optionIDs(rec.asked[0]) != "0,1,skip" {
+			for _, r := range srv.Requests() {
+				if b := string(r.Body); strings.Contains(b, "request_user_input") && strings.Contains(b, "function_call_output") {
+					t.Logf("%.600s", b[strings.LastIndex(b, "function_call_output")-200:])
+				}
+			}
+			t.Fatalf("asked %s; want the question with its two choices and skip", mustJSON(rec.asked))
+		}
+		if got := rec.text(false); got != "You chose blue." {
+			t.Errorf("agent text = %q; want the model's answer to the choice", got)
 		}
 	})
 

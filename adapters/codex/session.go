@@ -100,6 +100,8 @@ func (s *Session) SetConfigOption(ctx context.Context, req acp.SetSessionConfigO
 		}
 	case cfgEffort:
 		s.set.effort = v
+	case cfgCollab:
+		s.set.collab = v
 	}
 	opts := configOptions(s.set, s.models)
 	s.mu.Unlock()
@@ -151,7 +153,7 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	approvalPolicy, _ := modePolicy(mode)
 	var res turnResult
 	err = srv.c.Call(ctx, mTurnStart, turnStartParams{ThreadID: s.thread, Input: promptInput(req.Prompt),
-		Model: set.model, Effort: set.effort, ApprovalPolicy: approvalPolicy, SandboxPolicy: sandboxPolicy(mode)}, &res)
+		Model: set.model, Effort: set.effort, CollaborationMode: set.collaborationMode(), ApprovalPolicy: approvalPolicy, SandboxPolicy: sandboxPolicy(mode)}, &res)
 	if err != nil {
 		if ctx.Err() != nil {
 			return acp.StopReasonCancelled, nil
@@ -186,10 +188,10 @@ type question struct {
 	withdrawn bool // Codex resolved it otherwise: no answer is sent
 }
 
-// answer is the decision for the app-server's request id.
+// answer is the result for the app-server's request id.
 type answer struct {
-	id       json.RawMessage
-	decision any
+	id     json.RawMessage
+	result any
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
@@ -322,6 +324,10 @@ func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, boo
 // anything else is refused.
 func (t *turn) request(ctx context.Context, m *message, ev *event) {
 	c := t.srv.c
+	if m.Method == rUserInput && ev.TurnID == t.id && ctx.Err() == nil {
+		t.askUser(ctx, m.ID, ev.Questions)
+		return
+	}
 	if m.Method != rCommandApproval && m.Method != rFileApproval {
 		_ = c.write(struct {
 			ID    json.RawMessage `json:"id"`
@@ -345,7 +351,7 @@ func (t *turn) request(ctx context.Context, m *message, ev *event) {
 		if qctx.Err() != nil {
 			err = qctx.Err()
 		}
-		t.answers <- answer{id: m.ID, decision: a.decision(resp, err)}
+		t.answers <- answer{id: m.ID, result: map[string]any{"decision": a.decision(resp, err)}}
 	}()
 }
 
@@ -359,7 +365,7 @@ func (t *turn) answered(a answer) {
 	}
 	q.cancel()
 	if !q.withdrawn {
-		_ = t.srv.c.Reply(a.id, map[string]any{"decision": a.decision})
+		_ = t.srv.c.Reply(a.id, a.result)
 	}
 }
 
