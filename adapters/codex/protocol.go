@@ -85,7 +85,7 @@ type threadListResult struct {
 type userInput struct {
 	Type         string `json:"type"`
 	Text         string `json:"text,omitempty"`
-	TextElements []any  `json:"text_elements,omitempty"`
+	TextElements *[]any `json:"text_elements,omitempty"` // required on text items
 	URL          string `json:"url,omitempty"`
 }
 

@@ -402,7 +402,7 @@ func promptInput(blocks []acp.ContentBlock) []userInput {
 	var text strings.Builder
 	flush := func() {
 		if text.Len() > 0 {
-			in = append(in, userInput{Type: "text", Text: text.String(), TextElements: []any{}})
+			in = append(in, userInput{Type: "text", Text: text.String(), TextElements: &[]any{}})
 			text.Reset()
 		}
 	}
@@ -423,7 +423,7 @@ func promptInput(blocks []acp.ContentBlock) []userInput {
 	}
 	flush()
 	if len(in) == 0 {
-		in = []userInput{{Type: "text", Text: "", TextElements: []any{}}}
+		in = []userInput{{Type: "text", Text: "", TextElements: &[]any{}}}
 	}
 	return in
 }
