@@ -60,7 +60,8 @@ type Adapter struct {
 	// so a request's end never kills it.
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // the app-servers' reader goroutines
+	wg     sync.WaitGroup // the app-servers' reader goroutines and warm
+	warm   sync.Once
 
 	// startMu serialises starting app-servers. It is never held with mu
 	// while waiting for the app-server: route (on its reader goroutine)
@@ -115,8 +116,25 @@ func New(opts Options) *Adapter {
 	return &Adapter{opts: opts, lookPath: lookPath, ctx: ctx, cancel: cancel, sessions: map[string]*Session{}}
 }
 
-// Info describes Codex: images and embedded context in prompts.
+// Info describes Codex: images and embedded context in prompts. It is
+// called once, before the bridge answers initialize, so it also starts the
+// app-server in the background: Codex takes about 200 ms to answer its own
+// initialize, which session/new would otherwise wait for. A failed start
+// is reported again by the first session/new.
 func (a *Adapter) Info() acp.AgentInfo {
+	a.warm.Do(func() {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			srv, err := a.server(a.ctx)
+			if err == nil {
+				_, err = a.models.get(a.ctx, srv)
+			}
+			if err != nil && a.ctx.Err() == nil {
+				a.opts.Logger.Warn().Err(err).Msg("starting codex app-server ahead of the first session")
+			}
+		}()
+	})
 	return acp.AgentInfo{Name: "codex", Title: "Codex",
 		Prompt: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
 		MCP:    acp.McpCapabilities{HTTP: true},
