@@ -2,6 +2,7 @@ package codex
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -67,7 +68,9 @@ func history(th *thread) []acp.SessionUpdate {
 			it := &turn.Items[i]
 			switch it.Type {
 			case "userMessage":
-				for _, in := range it.Content {
+				var content []userInput
+				_ = json.Unmarshal(it.Content, &content)
+				for _, in := range content {
 					if in.Type == "text" && in.Text != "" {
 						out = append(out, acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(in.Text)}})
 					}

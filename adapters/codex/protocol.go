@@ -158,8 +158,10 @@ type userQuestion struct {
 
 // item is a ThreadItem (the fields of the kinds the adapter translates).
 type item struct {
-	Type             string          `json:"type"`
-	Content          []userInput     `json:"content"`
+	Type string `json:"type"`
+	// Content is a userMessage's input ([]userInput) or a reasoning
+	// item's raw text ([]string): decoded by kind.
+	Content          json.RawMessage `json:"content"`
 	Summary          []string        `json:"summary"`
 	ID               string          `json:"id"`
 	Text             string          `json:"text"`
