@@ -174,7 +174,7 @@ func (c *conn) Call(ctx context.Context, method string, params, out any) error {
 			return m.Error
 		}
 		if out != nil && len(m.Result) > 0 {
-			return json.Unmarshal(m.Result, out)
+			return lenient(json.Unmarshal(m.Result, out))
 		}
 		return nil
 	case <-ctx.Done():
@@ -212,6 +212,17 @@ func (c *conn) Reply(id json.RawMessage, result any) error {
 		ID     json.RawMessage `json:"id"`
 		Result any             `json:"result"`
 	}{id, result})
+}
+
+// lenient drops type mismatches: json.Unmarshal still fills every other
+// field, and a field of a newer Codex in a shape this adapter does not
+// expect must not lose the whole message (a turn's end, say).
+func lenient(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return nil
+	}
+	return err
 }
 
 // Done is closed when the app-server's output ended.

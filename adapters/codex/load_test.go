@@ -33,3 +33,16 @@ func TestHistory(t *testing.T) {
 		t.Errorf("history:\n got %q\nwant %q", g, want)
 	}
 }
+
+// TestLenientDecoding: a field in a shape the adapter does not expect (a
+// newer Codex) costs that field, not the message: the turn still ends.
+func TestLenientDecoding(t *testing.T) {
+	var ev event
+	err := lenient(json.Unmarshal([]byte(`{"threadId":"th","error":"a string, not an object","turn":{"id":"t1","status":"completed"}}`), &ev))
+	if err != nil || ev.Turn == nil || ev.Turn.ID != "t1" || ev.ThreadID != "th" {
+		t.Errorf("decoded %+v, %v; want the turn and thread despite the odd error field", ev, err)
+	}
+	if err := lenient(json.Unmarshal([]byte(`{"threadId":`), &ev)); err == nil {
+		t.Error("broken JSON was accepted")
+	}
+}

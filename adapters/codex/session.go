@@ -263,7 +263,7 @@ func (t *turn) crashed() error {
 // end of the turn, with its stop reason or error.
 func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end bool, err error) {
 	var ev event
-	if err := json.Unmarshal(m.Params, &ev); err != nil {
+	if err := lenient(json.Unmarshal(m.Params, &ev)); err != nil {
 		return "", false, nil
 	}
 	if len(m.ID) > 0 {
