@@ -31,6 +31,10 @@ func realScenario() *modelserver.Scenario {
 			{Match: "run allowed", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
 				Input: json.RawMessage(`{"command":"touch allowed-file && echo allowed-done","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
 			{Match: "allowed-done", Blocks: []modelserver.Block{modelserver.Text("The command ran.")}},
+			{Match: "always allow", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
+				Input: json.RawMessage(`{"command":"touch always-file","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
+			{Match: "once more", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
+				Input: json.RawMessage(`{"command":"touch always-file","sandbox_permissions":"require_escalated","justification":"make it again"}`)}}},
 			{Match: "run declined", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
 				Input: json.RawMessage(`{"command":"touch declined-file","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
 			{Match: "patch it", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RolePatch,
@@ -193,6 +197,22 @@ func TestRealCodex(t *testing.T) {
 		}
 		if got := rec.text(false); got != "The command ran." {
 			t.Errorf("agent text = %q", got)
+		}
+	})
+
+	t.Run("command allowed always", func(t *testing.T) {
+		s, rec := open(t, optAmendment)
+		for _, text := range []string{"always allow", "once more"} {
+			if stop, err := prompt(s, text); err != nil || stop != acp.StopReasonEndTurn {
+				t.Fatalf("Prompt(%q) = %q, %v; want end_turn", text, stop, err)
+			}
+		}
+		if len(rec.asked) != 1 {
+			t.Errorf("asked %d times; want once: the amendment allows the same command after", len(rec.asked))
+		}
+		_, last := rec.tool(t)
+		if *last.Status != acp.ToolCallStatusCompleted {
+			t.Errorf("the second run ended %s, want completed", *last.Status)
 		}
 	})
 
