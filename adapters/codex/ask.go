@@ -58,3 +58,43 @@ func (t *turn) askOne(ctx context.Context, callID string, q userQuestion) []stri
 	}
 	return []string{}
 }
+
+// Options of a request for more permissions.
+const (
+	optGrantTurn    = "grantForTurn"
+	optGrantSession = "grantForSession"
+	optRefuse       = "refuse"
+)
+
+// askPermissions puts Codex's request for more access (network, more of
+// the file system) to the editor: granted for the turn, for the session,
+// or refused (an empty grant, which Codex reports to the model).
+func (t *turn) askPermissions(ctx context.Context, id json.RawMessage, ev *event) {
+	title := "Grant Codex more access"
+	if ev.Reason != "" {
+		title += ": " + ev.Reason
+	}
+	kind := acp.ToolKindOther
+	req := acp.RequestPermissionRequest{SessionID: t.s.ID(),
+		ToolCall: acp.ToolCallUpdate{ToolCallID: acp.ToolCallID(ev.ItemID), Title: &title, Kind: &kind, RawInput: ev.Permissions},
+		Options: []acp.PermissionOption{
+			{OptionID: optGrantTurn, Name: "Allow for this turn", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionID: optGrantSession, Name: "Allow for this session", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionID: optRefuse, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		}}
+	qctx, cancel := context.WithCancel(ctx)
+	t.asking[string(id)] = &question{cancel: cancel}
+	go func() {
+		resp, err := t.s.client.RequestPermission(qctx, req)
+		result := map[string]any{"permissions": map[string]any{}, "scope": "turn"}
+		if err == nil && qctx.Err() == nil && resp.Outcome.Selected != nil {
+			switch resp.Outcome.Selected.OptionID {
+			case optGrantTurn:
+				result["permissions"] = ev.Permissions
+			case optGrantSession:
+				result["permissions"], result["scope"] = ev.Permissions, "session"
+			}
+		}
+		t.answers <- answer{id: id, result: result}
+	}()
+}

@@ -30,6 +30,7 @@ const (
 	rCommandApproval = "item/commandExecution/requestApproval"
 	rFileApproval    = "item/fileChange/requestApproval"
 	rUserInput       = "item/tool/requestUserInput"
+	rPermissions     = "item/permissions/requestApproval"
 )
 
 type clientInfo struct {
@@ -143,6 +144,9 @@ type event struct {
 
 	// requestUserInput.
 	Questions []userQuestion `json:"questions"`
+	// permissions/requestApproval: the extra network and file-system
+	// access asked for.
+	Permissions json.RawMessage `json:"permissions"`
 }
 
 // userQuestion is one question of item/tool/requestUserInput.

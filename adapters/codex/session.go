@@ -328,6 +328,10 @@ func (t *turn) request(ctx context.Context, m *message, ev *event) {
 		t.askUser(ctx, m.ID, ev.Questions)
 		return
 	}
+	if m.Method == rPermissions && ev.TurnID == t.id && ctx.Err() == nil {
+		t.askPermissions(ctx, m.ID, ev)
+		return
+	}
 	if m.Method != rCommandApproval && m.Method != rFileApproval {
 		_ = c.write(struct {
 			ID    json.RawMessage `json:"id"`
