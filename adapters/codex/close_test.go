@@ -82,3 +82,76 @@ func TestCloseEndsTurn(t *testing.T) {
 		t.Fatal("Prompt still running after Close")
 	}
 }
+
+// TestCancelHungAppServer: an app-server that answers neither the
+// interrupt nor anything after it is stopped once the cancel grace has
+// passed, and the turn is answered cancelled; the next prompt would start
+// a fresh one and resume the thread.
+func TestCancelHungAppServer(t *testing.T) {
+	started := make(chan struct{})
+	a := New(Options{Logger: zerolog.New(zerolog.NewTestWriter(t)), CancelGrace: 200 * time.Millisecond,
+		StopGrace: 100 * time.Millisecond,
+		Launch: func(context.Context, proc.Spec) (proc.Process, error) {
+			return proc.InProcess("codex", hungAfterTurn(started)), nil
+		}})
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: "/project"}, &acptest.Client{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pctx, pcancel := context.WithCancel(ctx)
+	defer pcancel()
+	go func() {
+		select {
+		case <-started:
+			pcancel()
+		case <-pctx.Done():
+		}
+	}()
+	stop, err := s.Prompt(pctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("hi")}})
+	if err != nil || stop != acp.StopReasonCancelled {
+		t.Fatalf("Prompt = %q, %v; want cancelled", stop, err)
+	}
+	a.mu.Lock()
+	srv := a.srv
+	a.mu.Unlock()
+	select {
+	case <-srv.c.Done():
+	default:
+		t.Error("the hung app-server is still running after the cancel")
+	}
+}
+
+// hungAfterTurn answers until a turn starts, closes started, then reads
+// and answers nothing more.
+func hungAfterTurn(started chan struct{}) func(context.Context, io.Reader, io.Writer) error {
+	return func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+		sc := bufio.NewScanner(stdin)
+		for sc.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 {
+				continue
+			}
+			result := `{}`
+			switch m.Method {
+			case mThreadStart:
+				result = `{"thread":{"id":"thread-1"}}`
+			case mTurnStart:
+				result = `{"turn":{"id":"turn-1","status":"inProgress"}}`
+			}
+			fmt.Fprintf(stdout, "{\"id\":%s,\"result\":%s}\n", m.ID, result)
+			if m.Method == mTurnStart {
+				close(started)
+				<-ctx.Done()
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+}

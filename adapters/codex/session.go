@@ -234,7 +234,18 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 			go t.interrupt(interrupted)
 		case <-grace:
 			// Codex did not end the turn in time: answer cancelled; what
-			// it still sends about this turn is ignored.
+			// it still sends about this turn is ignored. If it did not
+			// even answer the interrupt, it is hung (a blocked write to
+			// it would block this turn too): stop it at once; the next
+			// prompt starts another and resumes the thread.
+			select {
+			case <-interrupted:
+			default:
+				t.s.a.opts.Logger.Warn().Msg("codex app-server did not answer turn/interrupt; stopping it")
+				now, stop := context.WithCancel(context.Background())
+				stop()
+				_ = t.srv.p.Stop(now)
+			}
 			return acp.StopReasonCancelled, nil
 		}
 	}
