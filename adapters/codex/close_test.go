@@ -120,8 +120,8 @@ func TestCancelHungAppServer(t *testing.T) {
 	a.mu.Unlock()
 	select {
 	case <-srv.c.Done():
-	default:
-		t.Error("the hung app-server is still running after the cancel")
+	case <-time.After(5 * time.Second):
+		t.Error("the hung app-server is still running 5 s after the cancel")
 	}
 }
 

@@ -152,12 +152,15 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	}
 	approvalPolicy, _ := modePolicy(mode)
 	var res turnResult
-	err = srv.c.Call(ctx, mTurnStart, turnStartParams{ThreadID: s.thread, Input: promptInput(req.Prompt),
+	// turn/start is awaited even when the prompt is cancelled meanwhile:
+	// Codex starts the turn when it reads the request, and only its id
+	// lets run interrupt it. Codex answers at once; StartTimeout bounds a
+	// hung one.
+	tctx, cancelStart := context.WithTimeout(context.WithoutCancel(ctx), s.a.opts.StartTimeout)
+	defer cancelStart()
+	err = srv.c.Call(tctx, mTurnStart, turnStartParams{ThreadID: s.thread, Input: promptInput(req.Prompt),
 		Model: set.model, Effort: set.effort, CollaborationMode: set.collaborationMode(), ApprovalPolicy: approvalPolicy, SandboxPolicy: sandboxPolicy(mode)}, &res)
 	if err != nil {
-		if ctx.Err() != nil {
-			return acp.StopReasonCancelled, nil
-		}
 		return "", fmt.Errorf("starting a codex turn: %w", err)
 	}
 	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator(),
