@@ -23,7 +23,26 @@
 //     answers "decline": Codex marks the item declined, tells the model and
 //     the turn goes on (0.169 does not list decline for an escalated
 //     command, but takes it). Allow-always answers acceptForSession or the
-//     proposed exec-policy amendment.
+//     proposed exec-policy amendment. A question Codex withdraws
+//     (serverRequest/resolved) is withdrawn from the editor; requests for
+//     more access (item/permissions/requestApproval) are granted for the
+//     turn or the session, or refused; the model's questions
+//     (request_user_input, offered in Codex's plan mode) are asked one
+//     permission request each;
+//   - modes are Codex's approval presets (read-only, auto, full-access);
+//     config options add the collaboration mode (default, plan), the model
+//     and its reasoning effort (model/list), all applied from the next
+//     turn/start;
+//   - session/load, resume and list: thread/resume (its turns replayed)
+//     and thread/list; a Codex without credentials (account/read) is
+//     answered auth-required at session open;
+//   - warnings and errors outside a turn are notices (session.notices),
+//     never agent text; the editor's MCP servers and additional
+//     directories are thread/start config overrides.
+//
+// The app-server is started in the background when the bridge asks for
+// Info (just before it answers initialize), so session/new does not wait
+// for Codex's own start.
 //
 // Parsing is split from spawning: conn reads any io.Reader, so tests feed a
 // recorded app-server stream in-process (proc.InProcess).
