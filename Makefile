@@ -59,6 +59,14 @@ e2e/http/node_modules/.package-lock.json: e2e/http/package.json e2e/http/package
 claude-cli:
 	scripts/install-claude.sh >/dev/null
 
+# The pinned Codex CLI (npm @openai/codex, its native binary) into
+# .cache/codex, for the real-Codex tests of `acpbridge codex`
+# (fixtures/codexenv; they fail under CI without it and skip elsewhere).
+# Idempotent: nothing is fetched when the pinned version is there.
+.PHONY: codex-cli
+codex-cli:
+	scripts/install-codex.sh >/dev/null
+
 # The pinned native-ACP agent CLIs (Gemini CLI, Qwen Code with the node 22
 # it needs, opencode, Copilot CLI) into .cache/agents/<name>, for the
 # real-CLI tests (fixtures/agentenv); they fail under CI without them and
@@ -68,7 +76,7 @@ agent-clis:
 	scripts/install-agents.sh >/dev/null
 
 bench: build
-	$(GO) test -run '^$$' -bench . -skip '^BenchmarkClaude$$' -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+	$(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
 
 # acpbridge on the real Claude Code CLI, side by side with the peer adapter
 # (@agentclientprotocol/claude-agent-acp, pinned by bench/peer/package-lock.json)
@@ -88,6 +96,14 @@ bench-claude: bench-peer
 bench-peer: bench/peer/node_modules/.package-lock.json
 bench/peer/node_modules/.package-lock.json: bench/peer/package.json bench/peer/package-lock.json
 	npm ci --silent --no-audit --no-fund --omit=optional --prefix bench/peer
+
+# acpbridge on the real Codex CLI side by side with the raw app-server
+# driven directly, on the same binary and the same scripted Responses
+# server: CODEX_ROUNDS samples of each (installs the pinned Codex).
+CODEX_ROUNDS ?= 8
+.PHONY: bench-codex
+bench-codex: build codex-cli
+	$(GO) test -v -run '^$$' -bench '^BenchmarkCodex$$' -benchtime $(CODEX_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }

@@ -76,6 +76,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: append([]*cli.Command{
 			claudeCommand(g, g.serveStdio),
+			codexCommand(g, g.serveStdio),
 			replayCommand(g, g.serveStdio),
 			ptyCommand(g, g.serveStdio),
 			serveCommand(g),

@@ -1,0 +1,336 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// Options configure an Adapter. The zero value runs "codex" from PATH.
+type Options struct {
+	// Path is the Codex executable (default "codex", looked up in PATH).
+	Path string
+	// Model is the model new threads use; empty means Codex's default.
+	Model string
+	// Mode is the initial approval preset (ModeReadOnly, ModeAuto,
+	// ModeFullAccess); empty means ModeAuto, Codex's own default.
+	Mode string
+	// ExtraArgs are appended to "codex app-server".
+	ExtraArgs []string
+	// Env holds extra "KEY=value" entries for Codex's environment
+	// (CODEX_HOME, API keys).
+	Env []string
+	// Launch starts the app-server (default proc.Start). Tests pass an
+	// in-process stand-in (proc.InProcess).
+	Launch func(ctx context.Context, spec proc.Spec) (proc.Process, error)
+	// Logger receives diagnostics; the zero value discards them.
+	Logger zerolog.Logger
+	// Trace, if set, sees every line written to (toAgent) or read from the
+	// app-server.
+	Trace func(toAgent bool, line []byte)
+	// CancelGrace is how long a cancelled turn waits for Codex's
+	// turn/completed after turn/interrupt before it is answered "cancelled"
+	// anyway (default time.Second).
+	CancelGrace time.Duration
+	// StartTimeout bounds the app-server's answer to initialize (default
+	// 1 minute).
+	StartTimeout time.Duration
+	// StopGrace is the grace period of each step of a process stop
+	// (default 3s).
+	StopGrace time.Duration
+}
+
+// Adapter serves ACP sessions from one `codex app-server`. Its methods are
+// safe for concurrent use.
+type Adapter struct {
+	opts Options
+	// lookPath: the default launcher runs a real executable, whose absence
+	// is reported with its name.
+	lookPath bool
+	// ctx lives as long as the adapter: the app-server is started with it,
+	// so a request's end never kills it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the app-servers' reader goroutines and warm
+	warm   sync.Once
+
+	// startMu serialises starting app-servers. It is never held with mu
+	// while waiting for the app-server: route (on its reader goroutine)
+	// takes mu, and an app-server talks before it answers initialize.
+	startMu sync.Mutex
+
+	mu       sync.Mutex
+	srv      *appServer          // guarded by mu; nil before the first start
+	gen      int                 // guarded by mu; app-servers started so far
+	sessions map[string]*Session // guarded by mu; by thread id
+	models   modelList
+	closed   bool // guarded by mu
+}
+
+// appServer is one running `codex app-server`.
+type appServer struct {
+	// notices are what it said about no thread, for sessions opened later.
+	notices notices
+
+	// loginErr is auth-required (-32000) when Codex has no credentials
+	// for its model provider; set during start.
+	loginErr error
+	p        proc.Process
+	c        *conn
+	gen      int
+	name     string
+}
+
+// New returns an Adapter; defaults are filled in here.
+func New(opts Options) *Adapter {
+	if opts.Path == "" {
+		opts.Path = "codex"
+	}
+	lookPath := opts.Launch == nil
+	if lookPath {
+		opts.Launch = proc.Start
+	}
+	if opts.Mode == "" {
+		opts.Mode = ModeAuto
+	}
+	if opts.CancelGrace <= 0 {
+		opts.CancelGrace = time.Second
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = time.Minute
+	}
+	if opts.StopGrace <= 0 {
+		opts.StopGrace = 3 * time.Second
+	}
+	opts.Logger = opts.Logger.With().Str("adapter", "codex").Logger()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Adapter{opts: opts, lookPath: lookPath, ctx: ctx, cancel: cancel, sessions: map[string]*Session{}}
+}
+
+// Info describes Codex: images and embedded context in prompts. It is
+// called once, before the bridge answers initialize, so it also starts the
+// app-server in the background: Codex takes about 200 ms to answer its own
+// initialize, which session/new would otherwise wait for. A failed start
+// is reported again by the first session/new.
+func (a *Adapter) Info() acp.AgentInfo {
+	a.warm.Do(func() {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			srv, err := a.server(a.ctx)
+			if err == nil {
+				_, err = a.models.get(a.ctx, srv)
+			}
+			if err != nil && a.ctx.Err() == nil {
+				a.opts.Logger.Warn().Err(err).Msg("starting codex app-server ahead of the first session")
+			}
+		}()
+	})
+	return acp.AgentInfo{Name: "codex", Title: "Codex",
+		Prompt: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+		MCP:    acp.McpCapabilities{HTTP: true},
+		// Writable roots of the workspace sandbox (threadConfig).
+		AdditionalDirectories: true}
+}
+
+// server returns the running app-server, starting one when there is none
+// or the last one died.
+func (a *Adapter) server(ctx context.Context) (*appServer, error) {
+	a.startMu.Lock()
+	defer a.startMu.Unlock()
+	a.mu.Lock()
+	closed, old := a.closed, a.srv
+	a.mu.Unlock()
+	if closed {
+		return nil, errors.New("codex adapter closed")
+	}
+	if old != nil {
+		select {
+		case <-old.c.Done():
+			// Its output ended: it exited (or is exiting); reap it. Its
+			// error was reported to the turns it ended.
+			_ = old.p.Stop(ctx)
+		default:
+			return old, nil
+		}
+	}
+	srv, err := a.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		_ = srv.p.Stop(ctx)
+		return nil, errors.New("codex adapter closed")
+	}
+	a.srv = srv
+	return srv, nil
+}
+
+// start launches an app-server and completes its handshake. Called with
+// a.startMu held.
+func (a *Adapter) start(ctx context.Context) (*appServer, error) {
+	if a.lookPath {
+		if _, err := exec.LookPath(a.opts.Path); err != nil {
+			return nil, fmt.Errorf("codex executable %q not found: %w", a.opts.Path, err)
+		}
+	}
+	a.mu.Lock()
+	a.gen++
+	gen := a.gen
+	a.mu.Unlock()
+	spec := proc.Spec{Name: "codex", Path: a.opts.Path, Args: append([]string{"app-server"}, a.opts.ExtraArgs...),
+		Env: a.opts.Env, Logger: a.opts.Logger, Grace: a.opts.StopGrace}
+	p, err := a.opts.Launch(a.ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	srv := &appServer{p: p, gen: gen, name: a.opts.Path}
+	srv.c = newConn(p.Stdin(), func(m *message) { a.route(srv, m) }, a.opts.Trace)
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		srv.c.run(p.Stdout())
+	}()
+	ictx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
+	defer cancel()
+	err = srv.c.Call(ictx, mInitialize, initializeParams{
+		ClientInfo:   clientInfo{Name: "acpbridge", Title: "acpbridge", Version: "1"},
+		Capabilities: map[string]any{"experimentalApi": true}}, nil)
+	if err == nil {
+		err = srv.c.Notify(mInitialized, nil)
+	}
+	if err == nil {
+		err = checkLogin(ictx, srv)
+	}
+	if err != nil {
+		p.Stop(context.Background()) //nolint:errcheck // the start error says more
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%s app-server did not answer initialize within %v", a.opts.Path, a.opts.StartTimeout)
+		}
+		return nil, fmt.Errorf("starting codex app-server: %w%s", err, tail(p))
+	}
+	return srv, nil
+}
+
+func tail(p proc.Process) string {
+	if t := p.StderrTail(); t != "" {
+		return ": " + t
+	}
+	return ""
+}
+
+// route hands a message from the app-server to the session whose thread it
+// concerns. It runs on the reader goroutine and never blocks.
+func (a *Adapter) route(srv *appServer, m *message) {
+	var ref struct {
+		ThreadID string `json:"threadId"`
+	}
+	_ = json.Unmarshal(m.Params, &ref)
+	a.mu.Lock()
+	s := a.sessions[ref.ThreadID]
+	a.mu.Unlock()
+	if s != nil {
+		s.q.push(m)
+		return
+	}
+	if n := noticeOf(m.Method, m.Params); n != nil && len(m.ID) == 0 && ref.ThreadID == "" {
+		a.opts.Logger.Info().Str("notice", n.Title).Msg("codex")
+		srv.notices.add(*n)
+		return
+	}
+	if len(m.ID) > 0 {
+		// A request about no open session (or none at all): nobody can
+		// answer it, so say so rather than leave Codex waiting.
+		_ = srv.c.write(struct {
+			ID    json.RawMessage `json:"id"`
+			Error rpcError        `json:"error"`
+		}{m.ID, rpcError{Code: -32601, Message: "not handled by this client: " + m.Method}})
+		return
+	}
+	a.opts.Logger.Debug().Str("method", m.Method).Msg("app-server message for no session")
+}
+
+// NewSession starts a thread (and the app-server, the first time).
+func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error) {
+	srv, err := a.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if srv.loginErr != nil {
+		return nil, srv.loginErr
+	}
+	s := newSession(a, c, req.Cwd, a.opts.Mode)
+	s.cfg = threadConfig(req.McpServers, req.AdditionalDirectories)
+	var res threadResult
+	p := threadParams{Cwd: req.Cwd, Model: a.opts.Model, Config: s.cfg}
+	p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
+	if err := srv.c.Call(ctx, mThreadStart, p, &res); err != nil {
+		return nil, fmt.Errorf("starting a codex thread: %w", err)
+	}
+	a.opened(ctx, srv, s, &res)
+	return s, nil
+}
+
+// opened publishes a session whose thread srv started or resumed, with
+// the model list for its config options.
+func (a *Adapter) opened(ctx context.Context, srv *appServer, s *Session, res *threadResult) {
+	models, err := a.models.get(ctx, srv)
+	if err != nil {
+		a.opts.Logger.Warn().Err(err).Msg("no model list for the session's config options")
+	}
+	s.thread, s.gen = res.Thread.ID, srv.gen
+	s.models, s.set.model, s.set.effort = models, res.Model, res.ReasoningEffort
+	a.mu.Lock()
+	a.sessions[s.thread] = s
+	a.mu.Unlock()
+	if canNotify(s.client) {
+		for _, n := range srv.notices.all() {
+			// Held by the bridge until the answer that opens the session.
+			_ = s.update(ctx, acp.SessionUpdate{Notice: &n})
+		}
+	}
+}
+
+// forget drops a closed session.
+func (a *Adapter) forget(s *Session) {
+	a.mu.Lock()
+	delete(a.sessions, s.thread)
+	srv := a.srv
+	a.mu.Unlock()
+	if srv != nil && srv.gen == s.gen {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.c.Call(ctx, mThreadUnsub, map[string]string{"threadId": s.thread}, nil)
+	}
+}
+
+// Close stops the app-server and waits for its reader.
+func (a *Adapter) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	srv := a.srv
+	a.srv = nil
+	a.mu.Unlock()
+	var err error
+	if srv != nil {
+		err = srv.p.Stop(context.Background())
+	}
+	a.cancel()
+	a.wg.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		err = nil // stopped on purpose
+	}
+	return err
+}

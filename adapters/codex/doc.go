@@ -1,0 +1,51 @@
+// Package codex serves ACP sessions from the Codex CLI through its richest
+// native protocol, `codex app-server`: JSON-RPC 2.0, one JSON object per
+// line on the child's stdin and stdout, many threads in one process.
+//
+// One app-server serves every session of an Adapter (one thread each): a
+// thread is cheap, a process is not (Codex loads its config, plugins and
+// model catalogue at start). Its process group is owned through
+// adapters/internal/proc and stopped by Adapter.Close. When it dies, the
+// open turns end with an error carrying the tail of its stderr, and the next
+// prompt starts a new one and resumes the thread (thread/resume).
+//
+// Mapping (ACP ↔ app-server):
+//   - session/new → thread/start (cwd, approval policy and sandbox of the
+//     mode); session/prompt → turn/start; session/cancel → turn/interrupt,
+//     answered "cancelled";
+//   - item/agentMessage/delta → agent_message_chunk; reasoning deltas →
+//     agent_thought_chunk; commandExecution items → execute tool calls with
+//     live output and the exit code; fileChange items → edit, delete or move
+//     tool calls with diffs and locations; turn/plan/updated → plan;
+//     thread/tokenUsage/updated → usage_update;
+//   - approval requests (item/commandExecution/requestApproval,
+//     item/fileChange/requestApproval) → session/request_permission. Reject
+//     answers "decline": Codex marks the item declined, tells the model and
+//     the turn goes on (0.169 does not list decline for an escalated
+//     command, but takes it). Allow-always answers acceptForSession or the
+//     proposed exec-policy amendment. A question Codex withdraws
+//     (serverRequest/resolved) is withdrawn from the editor; requests for
+//     more access (item/permissions/requestApproval) are granted for the
+//     turn or the session, or refused; the model's questions
+//     (request_user_input, offered in Codex's plan mode) are asked one
+//     permission request each;
+//   - modes are Codex's approval presets (read-only, auto, full-access);
+//     config options add the collaboration mode (default, plan), the model
+//     and its reasoning effort (model/list), all applied from the next
+//     turn/start;
+//   - session/load, resume and list: thread/resume (its turns replayed)
+//     and thread/list; a Codex without credentials (account/read) is
+//     answered auth-required at session open;
+//   - warnings and errors outside a turn are notices (session.notices),
+//     never agent text; the editor's MCP servers and additional
+//     directories are thread/start config overrides.
+//
+// The app-server is started in the background when the bridge asks for
+// Info (just before it answers initialize), so session/new does not wait
+// for Codex's own start.
+//
+// Parsing is split from spawning: conn reads any io.Reader, so tests feed a
+// recorded app-server stream in-process (proc.InProcess).
+//
+// The package imports bridge/acp and adapters/internal/proc, never bridge.
+package codex

@@ -1,0 +1,473 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+)
+
+// Session is one ACP session: one Codex thread.
+type Session struct {
+	a      *Adapter
+	client acp.Client
+	cwd    string
+	// cfg is the thread's config override (MCP servers, writable roots),
+	// given again when the thread is resumed in a new app-server.
+	cfg map[string]any
+	q   queue
+
+	// thread is the Codex thread id, also the ACP session id. Set before
+	// the session is published.
+	thread string
+	// gen is the app-server generation the thread is loaded on; accessed
+	// only by NewSession and the turn's goroutine (one at a time).
+	gen int
+
+	// closing is cancelled by Close: it ends a running turn.
+	closing context.Context
+	close   context.CancelFunc
+
+	// models is Codex's model list when the session opened.
+	models []model
+
+	mu     sync.Mutex
+	set    settings // guarded by mu (written before publication by opened)
+	closed bool     // guarded by mu
+}
+
+func newSession(a *Adapter, c acp.Client, cwd, mode string) *Session {
+	closing, close := context.WithCancel(context.Background())
+	return &Session{a: a, client: c, cwd: cwd, set: settings{mode: mode}, q: queue{signal: make(chan struct{}, 1)},
+		closing: closing, close: close}
+}
+
+// ID is the Codex thread id.
+func (s *Session) ID() acp.SessionID { return acp.SessionID(s.thread) }
+
+// State lists the approval presets as modes, and the preset, model and
+// reasoning effort as config options.
+func (s *Session) State() acp.SessionState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return acp.SessionState{Modes: modeState(s.set.mode), ConfigOptions: configOptions(s.set, s.models)}
+}
+
+// SetMode switches the approval preset; it applies from the next turn.
+func (s *Session) SetMode(ctx context.Context, mode acp.SessionModeID) error {
+	if !validMode(string(mode)) {
+		return acp.InvalidParams("modeId", fmt.Sprintf("unknown mode %q", mode))
+	}
+	s.mu.Lock()
+	s.set.mode = string(mode)
+	opts := configOptions(s.set, s.models)
+	s.mu.Unlock()
+	if err := s.update(ctx, acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: mode}}); err != nil {
+		return err
+	}
+	return s.update(ctx, acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
+}
+
+// SetConfigOption sets the preset, the model or the reasoning effort; they
+// apply from the next turn (turn/start carries them). A new model takes its
+// own default effort.
+func (s *Session) SetConfigOption(ctx context.Context, req acp.SetSessionConfigOptionRequest) ([]acp.SessionConfigOption, error) {
+	if req.Value.ID == nil {
+		return nil, acp.InvalidParams("value", "a value id is required")
+	}
+	v := string(*req.Value.ID)
+	if req.ConfigID == cfgMode {
+		if err := s.SetMode(ctx, acp.SessionModeID(v)); err != nil {
+			return nil, err
+		}
+		return s.State().ConfigOptions, nil
+	}
+	s.mu.Lock()
+	cur := configOptions(s.set, s.models)
+	if !hasValue(cur, req.ConfigID, v) {
+		s.mu.Unlock()
+		return nil, acp.InvalidParams("value", fmt.Sprintf("%q is not a value of config option %q", v, req.ConfigID))
+	}
+	switch req.ConfigID {
+	case cfgModel:
+		if s.set.model != v {
+			s.set.model, s.set.effort = v, ""
+		}
+	case cfgEffort:
+		s.set.effort = v
+	case cfgCollab:
+		s.set.collab = v
+	}
+	opts := configOptions(s.set, s.models)
+	s.mu.Unlock()
+	return opts, nil
+}
+
+func (s *Session) update(ctx context.Context, u acp.SessionUpdate) error {
+	return s.client.SessionUpdate(ctx, acp.SessionNotification{SessionID: s.ID(), Update: u})
+}
+
+// Close ends the running turn (as a cancel would) and forgets the thread;
+// the app-server keeps serving the others.
+func (s *Session) Close() error {
+	s.close()
+	s.mu.Lock()
+	done := s.closed
+	s.closed = true
+	s.mu.Unlock()
+	if !done {
+		s.a.forget(s)
+	}
+	return nil
+}
+
+// Prompt runs one turn: turn/start, then the thread's notifications,
+// translated, until turn/completed.
+func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopReason, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.closing, cancel)()
+	srv, err := s.a.server(ctx)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	set := s.set
+	s.mu.Unlock()
+	mode := set.mode
+	if s.gen != srv.gen {
+		// The app-server this thread was on died: reload the thread from
+		// its rollout in the new one.
+		p := threadParams{ThreadID: s.thread, Cwd: s.cwd, Config: s.cfg}
+		p.ApprovalPolicy, p.Sandbox = modePolicy(mode)
+		if err := srv.c.Call(ctx, mThreadResume, p, nil); err != nil {
+			return "", fmt.Errorf("resuming codex thread %s: %w", s.thread, err)
+		}
+		s.gen = srv.gen
+	}
+	approvalPolicy, _ := modePolicy(mode)
+	var res turnResult
+	// turn/start is awaited even when the prompt is cancelled meanwhile:
+	// Codex starts the turn when it reads the request, and only its id
+	// lets run interrupt it. Codex answers at once; StartTimeout bounds a
+	// hung one.
+	tctx, cancelStart := context.WithTimeout(context.WithoutCancel(ctx), s.a.opts.StartTimeout)
+	defer cancelStart()
+	err = srv.c.Call(tctx, mTurnStart, turnStartParams{ThreadID: s.thread, Input: promptInput(req.Prompt),
+		Model: set.model, Effort: set.effort, CollaborationMode: set.collaborationMode(), ApprovalPolicy: approvalPolicy, SandboxPolicy: sandboxPolicy(mode)}, &res)
+	if err != nil {
+		return "", fmt.Errorf("starting a codex turn: %w", err)
+	}
+	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator(),
+		asking: map[string]*question{}, answers: make(chan answer)}
+	defer t.settle()
+	return t.run(ctx)
+}
+
+// turn is one running turn, driven by the Prompt goroutine.
+type turn struct {
+	s   *Session
+	srv *appServer
+	id  string
+	tr  *translator
+	// failure is the last error Codex reported for the turn.
+	failure string
+	// asking holds the questions (approvals) put to the editor and not yet
+	// answered, by the app-server's request id; answers brings each one's
+	// answer from the goroutine that waits for the editor. Both are used
+	// only by the turn's goroutine.
+	asking  map[string]*question
+	answers chan answer
+}
+
+// question is an approval the editor is being asked.
+type question struct {
+	cancel    context.CancelFunc
+	withdrawn bool // Codex resolved it otherwise: no answer is sent
+}
+
+// answer is the result for the app-server's request id.
+type answer struct {
+	id     json.RawMessage
+	result any
+}
+
+func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
+	var (
+		grace       <-chan time.Time
+		interrupted chan struct{} // closed when turn/interrupt was answered
+	)
+	defer func() {
+		if interrupted != nil {
+			<-interrupted
+		}
+	}()
+	done := ctx.Done()
+	for {
+		for _, m := range t.s.q.take() {
+			if stop, end, err := t.handle(ctx, m); end {
+				return stop, err
+			}
+		}
+		select {
+		case <-t.s.q.signal:
+		case a := <-t.answers:
+			t.answered(a)
+		case <-t.srv.c.Done():
+			for _, m := range t.s.q.take() {
+				if stop, end, err := t.handle(ctx, m); end {
+					return stop, err
+				}
+			}
+			if interrupted != nil {
+				return acp.StopReasonCancelled, nil
+			}
+			return "", t.crashed()
+		case <-done:
+			done = nil
+			interrupted = make(chan struct{})
+			timer := time.NewTimer(t.s.a.opts.CancelGrace)
+			defer timer.Stop()
+			grace = timer.C
+			go t.interrupt(interrupted)
+		case <-grace:
+			// Codex did not end the turn in time: answer cancelled; what
+			// it still sends about this turn is ignored. If it did not
+			// even answer the interrupt, it is hung (a blocked write to
+			// it would block this turn too): stop it at once; the next
+			// prompt starts another and resumes the thread.
+			select {
+			case <-interrupted:
+			default:
+				t.s.a.opts.Logger.Warn().Msg("codex app-server did not answer turn/interrupt; stopping it")
+				now, stop := context.WithCancel(context.Background())
+				stop()
+				_ = t.srv.p.Stop(now)
+			}
+			return acp.StopReasonCancelled, nil
+		}
+	}
+}
+
+// interrupt asks Codex to stop the turn; bounded, so run's deferred wait
+// cannot hang.
+func (t *turn) interrupt(done chan<- struct{}) {
+	defer close(done)
+	ctx, cancel := context.WithTimeout(context.Background(), t.s.a.opts.CancelGrace)
+	defer cancel()
+	if err := t.srv.c.Call(ctx, mTurnInterrupt, turnRef{ThreadID: t.s.thread, TurnID: t.id}, nil); err != nil {
+		t.s.a.opts.Logger.Debug().Err(err).Msg("turn/interrupt")
+	}
+}
+
+func (t *turn) crashed() error {
+	werr := t.srv.p.Wait()
+	if werr == nil {
+		werr = errors.New("exited")
+	}
+	return fmt.Errorf("codex app-server ended during the turn: %w; the next prompt starts it again", werr)
+}
+
+// handle processes one message about the session's thread. end reports the
+// end of the turn, with its stop reason or error.
+func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end bool, err error) {
+	var ev event
+	if err := lenient(json.Unmarshal(m.Params, &ev)); err != nil {
+		return "", false, nil
+	}
+	if len(m.ID) > 0 {
+		t.request(ctx, m, &ev)
+		return "", false, nil
+	}
+	if ev.TurnID != "" && ev.TurnID != t.id {
+		return "", false, nil // an earlier turn's stragglers
+	}
+	if n := noticeOf(m.Method, m.Params); n != nil {
+		t.s.a.opts.Logger.Info().Str("notice", n.Title).Msg("codex")
+		if canNotify(t.s.client) {
+			_ = t.s.update(ctx, acp.SessionUpdate{Notice: n})
+		}
+		return "", false, nil
+	}
+	switch m.Method {
+	case nResolved:
+		t.withdraw(m.Params)
+		return "", false, nil
+	case nTurnCompleted:
+		if ev.Turn == nil || ev.Turn.ID != t.id {
+			return "", false, nil
+		}
+		return t.completed(ctx, ev.Turn)
+	case nError:
+		if ev.Error != nil && !ev.WillRetry {
+			t.failure = ev.Error.Message
+		}
+		return "", false, nil
+	}
+	for _, u := range t.tr.notification(m.Method, &ev) {
+		if err := t.s.client.SessionUpdate(ctx, acp.SessionNotification{SessionID: t.s.ID(), Update: u}); err != nil && ctx.Err() == nil {
+			return "", true, err
+		}
+	}
+	return "", false, nil
+}
+
+func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, bool, error) {
+	switch ti.Status {
+	case "interrupted":
+		return acp.StopReasonCancelled, true, nil
+	case "failed":
+		if ctx.Err() != nil {
+			return acp.StopReasonCancelled, true, nil
+		}
+		msg := t.failure
+		if ti.Error != nil && ti.Error.Message != "" {
+			msg = ti.Error.Message
+		}
+		return "", true, fmt.Errorf("codex turn failed: %s", msg)
+	}
+	return acp.StopReasonEndTurn, true, nil
+}
+
+// request answers a server-to-client request: approvals go to the editor;
+// anything else is refused.
+func (t *turn) request(ctx context.Context, m *message, ev *event) {
+	c := t.srv.c
+	if m.Method == rUserInput && ev.TurnID == t.id && ctx.Err() == nil {
+		t.askUser(ctx, m.ID, ev.Questions)
+		return
+	}
+	if m.Method == rPermissions && ev.TurnID == t.id && ctx.Err() == nil {
+		t.askPermissions(ctx, m.ID, ev)
+		return
+	}
+	if m.Method != rCommandApproval && m.Method != rFileApproval {
+		_ = c.write(struct {
+			ID    json.RawMessage `json:"id"`
+			Error rpcError        `json:"error"`
+		}{m.ID, rpcError{Code: -32601, Message: "not supported by acpbridge: " + m.Method}})
+		return
+	}
+	if ev.TurnID != t.id || ctx.Err() != nil {
+		_ = c.Reply(m.ID, map[string]any{"decision": "cancel"})
+		return
+	}
+	a := newApproval(m.Method, ev)
+	req := a.request(t.s.ID(), m.Method, ev)
+	qctx, cancel := context.WithCancel(ctx)
+	t.asking[string(m.ID)] = &question{cancel: cancel}
+	// Asked off the turn's goroutine, so that the turn keeps reading: Codex
+	// may withdraw the question (serverRequest/resolved) while the editor
+	// has it. settle waits for the answer.
+	go func() {
+		resp, err := t.s.client.RequestPermission(qctx, req)
+		if qctx.Err() != nil {
+			err = qctx.Err()
+		}
+		t.answers <- answer{id: m.ID, result: map[string]any{"decision": a.decision(resp, err)}}
+	}()
+}
+
+// answered sends the editor's decision to Codex, unless Codex withdrew the
+// question meanwhile.
+func (t *turn) answered(a answer) {
+	q := t.asking[string(a.id)]
+	delete(t.asking, string(a.id))
+	if q == nil {
+		return
+	}
+	q.cancel()
+	if !q.withdrawn {
+		_ = t.srv.c.Reply(a.id, a.result)
+	}
+}
+
+// withdraw ends the editor's question Codex resolved otherwise.
+func (t *turn) withdraw(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	if q := t.asking[string(p.RequestID)]; q != nil {
+		q.withdrawn = true
+		q.cancel()
+	}
+}
+
+// settle withdraws the questions still open when the turn ends (each is
+// answered cancel, which Codex ignores for an ended turn) and waits for
+// their goroutines.
+func (t *turn) settle() {
+	for _, q := range t.asking {
+		q.cancel()
+	}
+	for len(t.asking) > 0 {
+		t.answered(<-t.answers)
+	}
+}
+
+// promptInput is turn/start's input for an ACP prompt: text as text,
+// images as data URLs, resources and links as text the model can read.
+func promptInput(blocks []acp.ContentBlock) []userInput {
+	var in []userInput
+	var text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			in = append(in, userInput{Type: "text", Text: text.String(), TextElements: &[]any{}})
+			text.Reset()
+		}
+	}
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			text.WriteString(b.Text.Text)
+		case b.Image != nil:
+			flush()
+			in = append(in, userInput{Type: "image", URL: "data:" + b.Image.MimeType + ";base64," + b.Image.Data})
+		case b.ResourceLink != nil:
+			fmt.Fprintf(&text, "\n[%s](%s)\n", b.ResourceLink.Name, b.ResourceLink.URI)
+		case b.Resource != nil:
+			if r := b.Resource.Resource.Text; r != nil {
+				fmt.Fprintf(&text, "\n<context ref=%q>\n%s\n</context>\n", r.URI, r.Text)
+			}
+		}
+	}
+	flush()
+	if len(in) == 0 {
+		in = []userInput{{Type: "text", Text: "", TextElements: &[]any{}}}
+	}
+	return in
+}
+
+// queue holds the app-server's messages about one thread until the turn's
+// goroutine takes them. push never blocks (the reader goroutine calls it).
+type queue struct {
+	mu     sync.Mutex
+	items  []*message    // guarded by mu
+	signal chan struct{} // 1-buffered: something was pushed
+}
+
+func (q *queue) push(m *message) {
+	q.mu.Lock()
+	q.items = append(q.items, m)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) take() []*message {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = nil
+	return items
+}

@@ -1,0 +1,83 @@
+package codex
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+)
+
+// withdrawingServer asks for a command approval in its turn, then
+// withdraws the question (serverRequest/resolved, as when Codex's own
+// reviewer decides) and completes the turn without waiting for an answer.
+func withdrawingServer(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	sc := bufio.NewScanner(stdin)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 || m.Method == "" {
+			continue
+		}
+		result := `{}`
+		switch m.Method {
+		case mThreadStart:
+			result = `{"thread":{"id":"thread-1"}}`
+		case mTurnStart:
+			result = `{"turn":{"id":"turn-1","status":"inProgress"}}`
+		}
+		fmt.Fprintf(stdout, "{\"id\":%s,\"result\":%s}\n", m.ID, result)
+		if m.Method == mTurnStart {
+			fmt.Fprintln(stdout, `{"id":70,"method":"item/commandExecution/requestApproval","params":{"threadId":"thread-1","turnId":"turn-1","itemId":"c1","command":"rm -rf build"}}`)
+			fmt.Fprintln(stdout, `{"method":"serverRequest/resolved","params":{"threadId":"thread-1","requestId":70}}`)
+			fmt.Fprintln(stdout, `{"method":"turn/completed","params":{"threadId":"thread-1","turn":{"id":"turn-1","status":"completed"}}}`)
+		}
+	}
+	return nil
+}
+
+// TestWithdrawnApproval: a question Codex withdraws is withdrawn from the
+// editor (its request's context ends) and the turn goes on to its end.
+func TestWithdrawnApproval(t *testing.T) {
+	a := New(Options{Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Launch: func(context.Context, proc.Spec) (proc.Process, error) {
+			return proc.InProcess("codex", withdrawingServer), nil
+		}})
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	withdrawn := make(chan struct{})
+	cl := &acptest.Client{Permission: func(pctx context.Context, _ acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+		select {
+		case <-pctx.Done():
+			close(withdrawn)
+			return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
+		case <-ctx.Done():
+			return acp.RequestPermissionResponse{}, ctx.Err()
+		}
+	}}
+	s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: "/project"}, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stop, err := s.Prompt(ctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("hi")}})
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	select {
+	case <-withdrawn:
+	default:
+		t.Error("the editor's question was not withdrawn")
+	}
+}
