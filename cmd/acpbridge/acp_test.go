@@ -132,7 +132,7 @@ func TestAgentsCommand(t *testing.T) {
 			t.Errorf("acpx command %q", c)
 		}
 	}
-	if want := []string{"claude", "gemini", "qwen", "opencode", "copilot"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"claude", "codex", "gemini", "qwen", "opencode", "copilot"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("agents %v, want %v", names, want)
 	}
 

@@ -72,7 +72,9 @@ type known struct {
 
 func knownAgents() []known {
 	all := []known{{name: "claude", title: "Claude Code", exe: "claude", env: "ACPBRIDGE_CLAUDE_PATH",
-		pathFlag: "--claude-path", install: "npm install -g @anthropic-ai/claude-code"}}
+		pathFlag: "--claude-path", install: "npm install -g @anthropic-ai/claude-code"},
+		{name: "codex", title: "Codex", exe: "codex", env: "ACPBRIDGE_CODEX_PATH",
+			pathFlag: "--codex-path", install: "npm install -g @openai/codex"}}
 	for _, n := range nativeAgents() {
 		all = append(all, known{name: n.name, title: n.title, exe: n.exe, env: n.envPath(), pathFlag: "--path", install: n.install()})
 	}

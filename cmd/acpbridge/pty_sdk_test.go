@@ -103,3 +103,48 @@ func agentText(cl *sdkClient) string {
 	}
 	return b.String()
 }
+
+// TestServePTY has a remote client run a turn of the fake terminal agent
+// through `acpbridge serve pty`: the PTY adapter is served over HTTP like
+// every other, its dialog reaching the client as a permission request.
+func TestServePTY(t *testing.T) {
+	t.Parallel()
+	tui := buildFakeTUI(t)
+	s := startServe(t, nil, "pty", "--", tui)
+	r := dialRemote(t, s.url, "pty-remote", "")
+	sid := r.open(t.TempDir())
+	id := r.call("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []any{map[string]any{"type": "text", "text": "please run it"}}})
+	var said strings.Builder
+	asked := 0
+	var m map[string]any
+	for m == nil {
+		select {
+		case f := <-r.frames:
+			p, _ := f["params"].(map[string]any)
+			switch {
+			case answerTo(id)(f):
+				m = f
+			case f["method"] == "session/request_permission":
+				// The dialog's own options: take the first (allow).
+				asked++
+				opts, _ := p["options"].([]any)
+				first, _ := opts[0].(map[string]any)
+				r.post(map[string]any{"jsonrpc": "2.0", "id": f["id"], "result": map[string]any{
+					"outcome": map[string]any{"outcome": "selected", "optionId": first["optionId"]}}})
+			default:
+				if u, _ := p["update"].(map[string]any); u != nil && u["sessionUpdate"] == "agent_message_chunk" {
+					text, _ := u["content"].(map[string]any)["text"].(string)
+					said.WriteString(text)
+				}
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("no answer to the prompt within 20s")
+		}
+	}
+	res, _ := m["result"].(map[string]any)
+	if stop, _ := res["stopReason"].(string); stop != "end_turn" || asked != 1 || !strings.Contains(said.String(), "I will run a command.") {
+		t.Errorf("turn answered %v after %d permission requests, the agent saying %q", m, asked, said.String())
+	}
+	s.stop(t)
+}

@@ -32,7 +32,7 @@ func serveCommand(g *globals) *cli.Command {
 		Name:      "serve",
 		Usage:     "serve ACP over HTTP, for clients that are not the agent's parent process (web IDEs, remote hosts)",
 		ArgsUsage: "ADAPTER [ADAPTER FLAGS...]",
-		Description: "Serves the adapter named next (claude, replay, acp, gemini, ...) to any number of HTTP clients, each with its own\n" +
+		Description: "Serves the adapter named next (claude, codex, replay, pty, acp, gemini, ...) to any number of HTTP clients, each with its own\n" +
 			"ACP connection and sessions. Endpoints: /acp (ACP Streamable HTTP, as the TypeScript SDK's\n" +
 			"experimental HTTP client speaks it), /acp/rpc?client_id=ID and /acp/sse?client_id=ID.\n" +
 			"Loopback only unless --token is set.",
@@ -56,7 +56,9 @@ func serveCommand(g *globals) *cli.Command {
 		},
 		Subcommands: append([]*cli.Command{
 			claudeCommand(g, s.serve),
+			codexCommand(g, s.serve),
 			replayCommand(g, s.serve),
+			ptyCommand(g, s.serve),
 		}, passthroughCommands(g, s.serve)...),
 		// Reached only when no adapter command follows.
 		Action: func(c *cli.Context) error {
