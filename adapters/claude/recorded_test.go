@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -61,13 +62,13 @@ type recordedStep struct {
 func editorSteps(t *testing.T, script []fixtures.Step) []recordedStep {
 	var steps []recordedStep
 	written := 0
-	cur := -1                    // index of the current prompt step
-	tools := map[string]string{} // can_use_tool request id -> tool name
+	cur := -1                          // index of the current prompt step
+	tools := map[string]gjson.Result{} // can_use_tool request id -> request
 	for _, st := range script {
 		if st.Dir == fixtures.FromAgent {
 			written++
 			if r := gjson.GetBytes(st.Line, "request"); r.Get("subtype").String() == "can_use_tool" {
-				tools[gjson.GetBytes(st.Line, "request_id").String()] = r.Get("tool_name").String()
+				tools[gjson.GetBytes(st.Line, "request_id").String()] = r
 			}
 			continue
 		}
@@ -78,8 +79,12 @@ func editorSteps(t *testing.T, script []fixtures.Step) []recordedStep {
 			cur = len(steps) - 1
 		case "control_response":
 			if cur >= 0 {
-				tool := tools[line.Get("response.request_id").String()]
-				steps[cur].Permissions = append(steps[cur].Permissions, permissionChoice(tool, line.Get("response.response")))
+				req, resp := tools[line.Get("response.request_id").String()], line.Get("response.response")
+				if req.Get("tool_name").String() == "AskUserQuestion" && resp.Get("behavior").String() == "allow" {
+					steps[cur].Permissions = append(steps[cur].Permissions, answerChoices(req.Get("input"), resp)...)
+					continue
+				}
+				steps[cur].Permissions = append(steps[cur].Permissions, permissionChoice(req.Get("tool_name").String(), resp))
 			}
 		case "control_request":
 			switch req := line.Get("request"); req.Get("subtype").String() {
@@ -111,6 +116,34 @@ func permissionChoice(tool string, r gjson.Result) string {
 		return optAllowAlways
 	}
 	return optAllowOnce
+}
+
+// answerChoices are the options the editor picks, one permission question
+// per question, to give the recorded answers to AskUserQuestion.
+func answerChoices(input, resp gjson.Result) []string {
+	var ids []string
+	for _, q := range input.Get("questions").Array() {
+		label := resp.Get("updatedInput.answers." + gjsonKey(q.Get("question").String())).String()
+		for i, o := range q.Get("options").Array() {
+			if o.Get("label").String() == label {
+				ids = append(ids, "answer_"+strconv.Itoa(i))
+				break
+			}
+		}
+	}
+	return ids
+}
+
+// gjsonKey escapes a map key for a gjson path.
+func gjsonKey(k string) string {
+	var b strings.Builder
+	for _, r := range k {
+		if strings.ContainsRune(`.*?|#@\!=<>%`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // promptJSON turns a recorded user message content back into ACP blocks.

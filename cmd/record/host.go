@@ -96,7 +96,7 @@ func (s *cliSession) permission(ctx context.Context, a action) error {
 	var resp map[string]any
 	switch a.Behavior {
 	case "allow", "allow_always":
-		resp = map[string]any{"behavior": "allow", "updatedInput": req["input"]}
+		resp = map[string]any{"behavior": "allow", "updatedInput": withAnswers(req["input"], a.Answers)}
 		if a.Behavior == "allow_always" {
 			if sugg, ok := req["permission_suggestions"].([]any); ok && len(sugg) > 0 {
 				resp["updatedPermissions"] = sugg
@@ -122,6 +122,21 @@ func (s *cliSession) permission(ctx context.Context, a action) error {
 		Type:     "control_response",
 		Response: controlResult{Subtype: "success", RequestID: id, Response: resp},
 	})
+}
+
+// withAnswers is the tool input with the host's answers added, as a host
+// answering AskUserQuestion does.
+func withAnswers(input any, answers map[string]string) any {
+	in, ok := input.(map[string]any)
+	if !ok || len(answers) == 0 {
+		return input
+	}
+	out := make(map[string]any, len(in)+1)
+	for k, v := range in {
+		out[k] = v
+	}
+	out["answers"] = answers
+	return out
 }
 
 // waitContains waits until count stdout lines, counted from now, contain sub.

@@ -96,7 +96,7 @@ func TestRecordReproducible(t *testing.T) {
 	if err := cfg.findCLI(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"text", "bash_allow"} {
+	for _, name := range []string{"text", "bash_allow", "ask_question"} {
 		out := filepath.Join(t.TempDir(), name+".txtar")
 		if err := record(t.Context(), cfg, name, out); err != nil {
 			t.Fatal(err)

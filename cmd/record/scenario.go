@@ -58,6 +58,10 @@ type action struct {
 	Tool string `json:"tool,omitempty"`
 	// Behavior is allow, allow_always or deny (permission).
 	Behavior string `json:"behavior,omitempty"`
+	// Answers are added to the tool's input as "answers" (permission, for
+	// AskUserQuestion: question text -> chosen label, several labels of a
+	// multi-select joined by ", ").
+	Answers map[string]string `json:"answers,omitempty"`
 	// Message is the deny message (permission).
 	Message string `json:"message,omitempty"`
 	// Interrupt makes a deny end the turn (permission).
