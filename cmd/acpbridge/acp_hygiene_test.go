@@ -5,14 +5,9 @@ package main_test
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -25,26 +20,10 @@ import (
 // session's), not their grandchildren.
 func TestNativeAgentShutdownLeavesNoProcess(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		stop func(t *testing.T, cmd *exec.Cmd, stdin io.Closer)
-	}{
-		{"stdin EOF during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) { stdin.Close() }},
-		{"SIGTERM during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) {
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range stopWays[:2] {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			pidFile := filepath.Join(dir, "pids")
-			script := filepath.Join(dir, "gemini")
-			body := fmt.Sprintf("#!/bin/sh\nsleep 300 &\necho $! >> %q\necho $$ >> %q\nexec %q \"$@\"\n", pidFile, pidFile, acpAgentPath)
-			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			script, pidFile := shimWithGrandchild(t, dir, "gemini", acpAgentPath)
 			cmd := exec.Command(binPath, "gemini", "--path", script)
 			// Under -race the runtime sleeps 1 s at exit by default
 			// (atexit_sleep_ms): not the bridge's time.
@@ -124,36 +103,8 @@ func TestNativeAgentShutdownLeavesNoProcess(t *testing.T) {
 				for range frames {
 				}
 			}()
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(2 * time.Second):
-				t.Fatalf("bridge still running 2s after the stop")
-			}
-			for _, pid := range pids {
-				if alive(pid) {
-					t.Errorf("process %d (started by the bridge) survived it", pid)
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
+			exitsWithin(t, cmd, 2*time.Second)
+			noSurvivors(t, pids, "started by the bridge")
 		})
 	}
-}
-
-func readAllPids(t *testing.T, path string) []int {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, f := range strings.Fields(string(data)) {
-		pid, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pids = append(pids, pid)
-	}
-	return pids
 }

@@ -25,31 +25,10 @@ import (
 // session/prompt is answered "cancelled" before the bridge exits.
 func TestShutdownLeavesNoChild(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		stop func(t *testing.T, cmd *exec.Cmd, stdin io.Closer)
-	}{
-		{"stdin EOF during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) { stdin.Close() }},
-		{"SIGTERM during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) {
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"SIGINT during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) {
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range stopWays {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			pidFile := filepath.Join(dir, "pids")
-			script := filepath.Join(dir, "claude")
-			body := fmt.Sprintf("#!/bin/sh\nsleep 300 &\necho $! >> %q\necho $$ >> %q\nexec %q \"$@\"\n", pidFile, pidFile, fakeAgentPath)
-			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			script, pidFile := shimWithGrandchild(t, dir, "claude", fakeAgentPath)
 			cmd := exec.Command(binPath, "claude", "--claude-path", script)
 			cmd.Env = append(os.Environ(), "ACPBRIDGE_FAKEAGENT="+fixture("claude/bash_allow.txtar"))
 			cmd.Stderr = io.Discard
@@ -115,29 +94,28 @@ func TestShutdownLeavesNoChild(t *testing.T) {
 					}
 				}
 			}()
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(2 * time.Second):
-				t.Fatalf("bridge still running 2s after the stop")
-			}
+			exitsWithin(t, cmd, 2*time.Second)
 			res, _ := (<-answer)["result"].(map[string]any)
 			if res["stopReason"] != "cancelled" {
 				t.Errorf("session/prompt (id 3) answer = %v, want stopReason cancelled before the bridge exits", res)
 			}
 			t.Logf("bridge exited %v after the stop", time.Since(start).Round(time.Millisecond))
-			for _, pid := range pids {
-				if alive(pid) {
-					t.Errorf("process %d (started for the session) survived the bridge", pid)
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
+			noSurvivors(t, pids, "started for the session")
 		})
 	}
 }
 
 func readPids(t *testing.T, path string) []int {
+	t.Helper()
+	pids := readAllPids(t, path)
+	if len(pids) != 2 {
+		t.Fatalf("expected the CLI's and its grandchild's pids, got %v", pids)
+	}
+	return pids
+}
+
+// readAllPids reads the pids a shim wrote, one a line.
+func readAllPids(t *testing.T, path string) []int {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -151,10 +129,61 @@ func readPids(t *testing.T, path string) []int {
 		}
 		pids = append(pids, pid)
 	}
-	if len(pids) != 2 {
-		t.Fatalf("expected the CLI's and its grandchild's pids, got %v", pids)
-	}
 	return pids
+}
+
+// stopWays are the ways a stdio bridge is told to stop in the middle of a
+// turn: the editor closes its stdin, or the bridge gets SIGTERM or SIGINT.
+var stopWays = []struct {
+	name string
+	stop func(t *testing.T, cmd *exec.Cmd, stdin io.Closer)
+}{
+	{"stdin EOF during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) { stdin.Close() }},
+	{"SIGTERM during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) { signal(t, cmd, syscall.SIGTERM) }},
+	{"SIGINT during a turn", func(t *testing.T, cmd *exec.Cmd, stdin io.Closer) { signal(t, cmd, syscall.SIGINT) }},
+}
+
+func signal(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) {
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shimWithGrandchild writes an executable named name in dir that starts a
+// grandchild (sleep 300), as the npm launchers of agent CLIs leave one, then
+// execs target; both pids go to the returned pid file.
+func shimWithGrandchild(t *testing.T, dir, name, target string) (script, pidFile string) {
+	t.Helper()
+	pidFile = filepath.Join(dir, "pids")
+	script = filepath.Join(dir, name)
+	body := fmt.Sprintf("#!/bin/sh\nsleep 300 &\necho $! >> %q\necho $$ >> %q\nexec %q \"$@\"\n", pidFile, pidFile, target)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script, pidFile
+}
+
+// exitsWithin fails the test unless cmd exits within d.
+func exitsWithin(t *testing.T, cmd *exec.Cmd, d time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("bridge still running %v after the stop", d)
+	}
+}
+
+// noSurvivors fails the test for every pid still alive, and kills it.
+func noSurvivors(t *testing.T, pids []int, what string) {
+	t.Helper()
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("process %d (%s) survived the bridge", pid, what)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // alive reports whether pid is a live process: a zombie waiting for a
