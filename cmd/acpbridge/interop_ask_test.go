@@ -20,20 +20,8 @@ import (
 // AskUserQuestion becomes; the answers must reach the model.
 func TestInteropTypeScriptSDKElicitation(t *testing.T) {
 	t.Parallel()
-	node, dir := requireInterop(t)
 	w := newE2EWorld(t, "ask_question")
-	s := startServe(t, w.env, "claude", "--claude-path", w.claudePath)
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "ask.mjs"), s.url+"/acp", w.proj, "Set up the new service.")
-	cmd.Env = os.Environ()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("ask.mjs: %v\n%s%s", err, out, stderr.String())
-	}
-	t.Logf("TypeScript SDK client: %s", bytes.TrimSpace(out))
+	out := runInteropScript(t, w, "ask.mjs", "Set up the new service.")
 	var got struct {
 		Forms []struct {
 			Mode, SessionID, ToolCallID string
@@ -59,4 +47,26 @@ func TestInteropTypeScriptSDKElicitation(t *testing.T) {
 			t.Errorf("the model's last request lacks %s:\n%s", want, e2eTail(last, 800))
 		}
 	}
+}
+
+// runInteropScript serves the real CLI of world w with `acpbridge serve
+// claude` and runs one of the TypeScript SDK client scripts of e2e/http
+// against it (its arguments: the endpoint, the project, then args), returning
+// what the script printed.
+func runInteropScript(t *testing.T, w *e2eWorld, script string, args ...string) []byte {
+	t.Helper()
+	node, dir := requireInterop(t)
+	s := startServe(t, w.env, "claude", "--claude-path", w.claudePath)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, script), s.url + "/acp", w.proj}, args...)...)
+	cmd.Env = os.Environ()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s%s", script, err, out, stderr.String())
+	}
+	t.Logf("TypeScript SDK client: %s", bytes.TrimSpace(out))
+	return out
 }

@@ -3,16 +3,12 @@
 package main_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestInteropTypeScriptSDKEditorFS has the official TypeScript SDK advertise
@@ -21,7 +17,6 @@ import (
 // gets the client's unsaved buffer.
 func TestInteropTypeScriptSDKEditorFS(t *testing.T) {
 	t.Parallel()
-	node, dir := requireInterop(t)
 	w := newE2EWorld(t, "editor_fs")
 	draft, notes := filepath.Join(w.proj, "draft.txt"), filepath.Join(w.proj, "notes.txt")
 	if err := os.WriteFile(draft, []byte("saved on disk\n"), 0o644); err != nil {
@@ -31,18 +26,7 @@ func TestInteropTypeScriptSDKEditorFS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServe(t, w.env, "claude", "--claude-path", w.claudePath)
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "fs.mjs"), s.url+"/acp", w.proj, "Work on the notes.", string(buffers))
-	cmd.Env = os.Environ()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("fs.mjs: %v\n%s%s", err, out, stderr.String())
-	}
-	t.Logf("TypeScript SDK client: %s", bytes.TrimSpace(out))
+	out := runInteropScript(t, w, "fs.mjs", "Work on the notes.", string(buffers))
 	var got struct {
 		Reads      []string
 		Writes     []struct{ Path, Content string }

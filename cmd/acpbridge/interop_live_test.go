@@ -3,15 +3,9 @@
 package main_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestInteropTypeScriptSDKTerminalOutput has the official TypeScript SDK
@@ -22,20 +16,8 @@ import (
 func TestInteropTypeScriptSDKTerminalOutput(t *testing.T) {
 	t.Parallel()
 	const id = "toolu_e2e_live"
-	node, dir := requireInterop(t)
 	w := newE2EWorld(t, "bash_live")
-	s := startServe(t, w.env, "claude", "--claude-path", w.claudePath)
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "live.mjs"), s.url+"/acp", w.proj, "Print three lines slowly.")
-	cmd.Env = os.Environ()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("live.mjs: %v\n%s%s", err, out, stderr.String())
-	}
-	t.Logf("TypeScript SDK client: %s", bytes.TrimSpace(out))
+	out := runInteropScript(t, w, "live.mjs", "Print three lines slowly.")
 	var got struct {
 		Chunks []struct {
 			ToolCallID, TerminalID, Data string
