@@ -5,9 +5,6 @@ package main_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -35,48 +32,11 @@ func (c *askClient) UnstableCreateElicitation(_ context.Context, r sdk.UnstableC
 // startAsk is start for an editor that advertises form elicitation and
 // terminal output in _meta.
 func (w *e2eWorld) startAsk(client *askClient) *e2eBridge {
-	t := w.t
-	t.Helper()
-	b := &e2eBridge{w: w, stderr: &lockedBuffer{}, check: w.schema.NewChecker(), client: client.e2eClient,
-		copied: make(chan struct{})}
-	b.trace = filepath.Join(w.root, fmt.Sprintf("trace-%d.jsonl", w.bridges))
-	w.bridges++
-	b.cmd = exec.Command(binPath, "--log-level", "debug", "--log-format", "json", "--trace", b.trace,
-		"claude", "--claude-path", w.claudePath)
-	b.cmd.Env = w.env
-	b.cmd.Dir = w.proj
-	b.cmd.Stderr = b.stderr
-	b.cmd.WaitDelay = 5 * time.Second
-	in, err := b.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.stdin = &checkedWriter{w: in, check: b.check}
-	out, err := b.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := io.Pipe()
-	b.pr = pr
-	go copyChecked(t, out, pw, b.check, b.copied)
-	t.Cleanup(func() { b.stop() })
-	b.conn = sdk.NewClientSideConnection(client, b.stdin, pr)
-	b.conn.SetLogger(quietLogger())
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	b.init, err = b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientInfo: &sdk.Implementation{Name: "acp-go-sdk e2e", Version: "0.13.5"},
-		ClientCapabilities: sdk.ClientCapabilities{
-			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.ElicitationFormCapabilities{}},
-			Meta:        map[string]any{"terminal_output": true},
-		}})
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return b
+	w.t.Helper()
+	return w.launch(client, client.e2eClient, sdk.ClientCapabilities{
+		Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.ElicitationFormCapabilities{}},
+		Meta:        map[string]any{"terminal_output": true},
+	})
 }
 
 // TestClaudeE2EAskUserQuestion: the model's AskUserQuestion becomes one

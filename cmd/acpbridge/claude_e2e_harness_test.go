@@ -169,9 +169,21 @@ type e2eBridge struct {
 // frame it writes is validated against the ACP schema; its debug log and a
 // trace of both protocols are shown if the test fails.
 func (w *e2eWorld) start() *e2eBridge {
+	client := newE2EClient()
+	var caps sdk.ClientCapabilities
+	if w.files != nil {
+		client.files = w.files
+		caps.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
+	}
+	return w.launch(client, client, caps)
+}
+
+// launch is start for an editor made of conn (the SDK's view of it, which
+// may add methods to base) advertising caps.
+func (w *e2eWorld) launch(conn sdk.Client, base *e2eClient, caps sdk.ClientCapabilities) *e2eBridge {
 	t := w.t
 	t.Helper()
-	b := &e2eBridge{w: w, stderr: &lockedBuffer{}, check: w.schema.NewChecker(), client: newE2EClient(),
+	b := &e2eBridge{w: w, stderr: &lockedBuffer{}, check: w.schema.NewChecker(), client: base,
 		copied: make(chan struct{})}
 	b.trace = filepath.Join(w.root, fmt.Sprintf("trace-%d.jsonl", w.bridges))
 	w.bridges++
@@ -197,15 +209,10 @@ func (w *e2eWorld) start() *e2eBridge {
 	b.pr = pr
 	go copyChecked(t, out, pw, b.check, b.copied)
 	t.Cleanup(func() { b.stop() })
-	b.conn = sdk.NewClientSideConnection(b.client, b.stdin, pr)
+	b.conn = sdk.NewClientSideConnection(conn, b.stdin, pr)
 	b.conn.SetLogger(quietLogger())
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	var caps sdk.ClientCapabilities
-	if w.files != nil {
-		b.client.files = w.files
-		caps.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
-	}
 	b.init, err = b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
 		ClientCapabilities: caps, ClientInfo: &sdk.Implementation{Name: "acp-go-sdk e2e", Version: "0.13.5"}})
 	if err != nil {
