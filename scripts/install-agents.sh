@@ -23,6 +23,8 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/npm-pin.sh
+. "$root/scripts/lib/npm-pin.sh"
 base="${ACPBRIDGE_AGENTS_DIR:-.cache/agents}"
 case "$base" in
 /*) ;;
@@ -40,13 +42,6 @@ pins() {
 	esac
 }
 
-# installed_version prints the version of package $2 installed in $1, or
-# nothing.
-installed_version() {
-	local pj="$1/node_modules/$2/package.json"
-	[ -f "$pj" ] || return 0
-	node -e 'process.stdout.write(String(require(process.argv[1]).version || ""))' "$pj"
-}
 
 # up_to_date reports whether every pinned package of agent $1 is installed.
 up_to_date() {
@@ -75,14 +70,8 @@ launcher() {
 install_one() {
 	local name="$1" dir="$base/$1"
 	if ! up_to_date "$name"; then
-		command -v npm >/dev/null || { echo "install-agents: npm not found" >&2; exit 1; }
-		mkdir -p "$dir"
-		echo "install-agents: installing $(pins "$name") into $dir" >&2
-		# --engine-strict=false: Qwen declares node >= 22 while npm itself
-		# may run on an older node; the node it runs on comes with it.
 		# shellcheck disable=SC2046
-		npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-			--engine-strict=false --save-exact $(pins "$name") >&2
+		npm_install_pinned install-agents "$dir" $(pins "$name")
 	fi
 	if [ "$name" = copilot ] && [ ! -e "$dir/pkg/.warm" ]; then
 		# First start unpacks the runtime into COPILOT_PKG_CACHE_HOME.

@@ -16,17 +16,14 @@ set -euo pipefail
 version="${CLAUDE_CODE_VERSION:-2.1.329}"
 pkg="@anthropic-ai/claude-code"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/npm-pin.sh
+. "$root/scripts/lib/npm-pin.sh"
 dir="${1:-.cache/claude}"
 case "$dir" in
 /*) ;;
 *) dir="$root/$dir" ;;
 esac
 
-installed_version() {
-	local pj="$dir/node_modules/$pkg/package.json"
-	[ -f "$pj" ] || return 0
-	node -e 'process.stdout.write(String(require(process.argv[1]).version || ""))' "$pj"
-}
 
 # find_binary prints the native executable. The wrapper package ships a small
 # launcher; the binary itself lives in a per-platform optional dependency
@@ -48,12 +45,8 @@ find_binary() {
 	return 1
 }
 
-if [ "$(installed_version)" != "$version" ]; then
-	command -v npm >/dev/null || { echo "install-claude: npm not found" >&2; exit 1; }
-	mkdir -p "$dir"
-	echo "install-claude: installing $pkg@$version into $dir" >&2
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-		--save-exact "$pkg@$version" >&2
+if [ "$(installed_version "$dir" "$pkg")" != "$version" ]; then
+	npm_install_pinned install-claude "$dir" "$pkg@$version"
 fi
 
 if ! bin="$(find_binary)"; then

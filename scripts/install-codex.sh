@@ -22,17 +22,14 @@ set -euo pipefail
 version="${CODEX_VERSION:-0.169.0}"
 pkg="@openai/codex"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/npm-pin.sh
+. "$root/scripts/lib/npm-pin.sh"
 dir="${1:-.cache/codex}"
 case "$dir" in
 /*) ;;
 *) dir="$root/$dir" ;;
 esac
 
-installed_version() {
-	local pj="$dir/node_modules/$pkg/package.json"
-	[ -f "$pj" ] || return 0
-	node -e 'process.stdout.write(String(require(process.argv[1]).version || ""))' "$pj"
-}
 
 # find_binary prints the native executable: the platform package's vendored
 # binary first, then whatever npm linked as the package's bin.
@@ -52,12 +49,8 @@ find_binary() {
 	return 1
 }
 
-if [ "$(installed_version)" != "$version" ]; then
-	command -v npm >/dev/null || { echo "install-codex: npm not found" >&2; exit 1; }
-	mkdir -p "$dir"
-	echo "install-codex: installing $pkg@$version into $dir" >&2
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-		--save-exact "$pkg@$version" >&2
+if [ "$(installed_version "$dir" "$pkg")" != "$version" ]; then
+	npm_install_pinned install-codex "$dir" "$pkg@$version"
 fi
 
 if ! bin="$(find_binary)"; then
