@@ -82,7 +82,8 @@ type appServer struct {
 	notices notices
 
 	// loginErr is auth-required (-32000) when Codex has no credentials
-	// for its model provider; set during start.
+	// for its model provider: set during start, then by Authenticate and
+	// Logout; guarded by Adapter.mu once published.
 	loginErr error
 	p        proc.Process
 	c        *conn
@@ -135,7 +136,7 @@ func (a *Adapter) Info() acp.AgentInfo {
 			}
 		}()
 	})
-	return acp.AgentInfo{Name: "codex", Title: "Codex",
+	return acp.AgentInfo{Name: "codex", Title: "Codex", AuthMethods: authMethods(),
 		Prompt: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
 		MCP:    acp.McpCapabilities{HTTP: true},
 		// Writable roots of the workspace sandbox (threadConfig).
@@ -211,7 +212,7 @@ func (a *Adapter) start(ctx context.Context) (*appServer, error) {
 		err = srv.c.Notify(mInitialized, nil)
 	}
 	if err == nil {
-		err = checkLogin(ictx, srv)
+		err = a.readLogin(ictx, srv)
 	}
 	if err != nil {
 		p.Stop(context.Background()) //nolint:errcheck // the start error says more
@@ -267,8 +268,8 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	if err != nil {
 		return nil, err
 	}
-	if srv.loginErr != nil {
-		return nil, srv.loginErr
+	if err := a.loginError(srv); err != nil {
+		return nil, err
 	}
 	s := newSession(a, c, req.Cwd, a.opts.Mode)
 	s.cfg = threadConfig(req.McpServers, req.AdditionalDirectories)

@@ -136,6 +136,9 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	if err != nil {
 		return "", err
 	}
+	if err := s.a.loginError(srv); err != nil {
+		return "", err
+	}
 	s.mu.Lock()
 	set := s.set
 	s.mu.Unlock()
@@ -176,7 +179,7 @@ type turn struct {
 	id  string
 	tr  *translator
 	// failure is the last error Codex reported for the turn.
-	failure string
+	failure *codexError
 	// asking holds the questions (approvals) put to the editor and not yet
 	// answered, by the app-server's request id; answers brings each one's
 	// answer from the goroutine that waits for the editor. Both are used
@@ -305,7 +308,7 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 		return t.completed(ctx, ev.Turn)
 	case nError:
 		if ev.Error != nil && !ev.WillRetry {
-			t.failure = ev.Error.Message
+			t.failure = ev.Error
 		}
 		return "", false, nil
 	}
@@ -325,11 +328,19 @@ func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, boo
 		if ctx.Err() != nil {
 			return acp.StopReasonCancelled, true, nil
 		}
-		msg := t.failure
+		f := t.failure
 		if ti.Error != nil && ti.Error.Message != "" {
-			msg = ti.Error.Message
+			f = ti.Error
 		}
-		return "", true, fmt.Errorf("codex turn failed: %s", msg)
+		if f == nil {
+			f = &codexError{Message: "no reason given"}
+		}
+		if unauthorized(f.Info) {
+			// The provider refused Codex's credentials: the editor can
+			// authenticate and retry (ACP auth-required).
+			return "", true, authRequired(f.Message)
+		}
+		return "", true, fmt.Errorf("codex turn failed: %s", f.Message)
 	}
 	return acp.StopReasonEndTurn, true, nil
 }
