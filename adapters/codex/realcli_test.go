@@ -437,6 +437,37 @@ func TestRealCodex(t *testing.T) {
 			t.Errorf("resuming an unknown thread: %v; want resource not found", err)
 		}
 	})
+
+	t.Run("delete", func(t *testing.T) {
+		s, _ := open(t, "")
+		if stop, err := prompt(s, "say hi"); err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v", stop, err)
+		}
+		id := s.ID()
+		if err := a.DeleteSession(ctx, acp.DeleteSessionRequest{SessionID: id}); err == nil {
+			t.Error("deleting a thread a session still has open succeeded")
+		}
+		s.Close()
+		if err := a.DeleteSession(ctx, acp.DeleteSessionRequest{SessionID: id}); err != nil {
+			t.Fatalf("DeleteSession = %v", err)
+		}
+		cwd := env.Dir
+		list, err := a.ListSessions(ctx, acp.ListSessionsRequest{Cwd: &cwd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, info := range list.Sessions {
+			if info.SessionID == id {
+				t.Errorf("session/list still lists the deleted thread %s", id)
+			}
+		}
+		if _, err := a.ResumeSession(ctx, acp.ResumeSessionRequest{SessionID: id, Cwd: env.Dir}, newRecorder().client("")); !errors.Is(err, acp.ErrResourceNotFound) {
+			t.Errorf("resuming the deleted thread: %v; want resource not found", err)
+		}
+		if err := a.DeleteSession(ctx, acp.DeleteSessionRequest{SessionID: id}); !errors.Is(err, acp.ErrResourceNotFound) {
+			t.Errorf("deleting it again: %v; want resource not found", err)
+		}
+	})
 }
 
 func current(opts []acp.SessionConfigOption, id acp.SessionConfigID) string {
