@@ -156,7 +156,9 @@ type userQuestion struct {
 	ID       string `json:"id"`
 	Header   string `json:"header"`
 	Question string `json:"question"`
-	Options  []struct {
+	// IsOther: the user may answer in words of their own instead.
+	IsOther bool `json:"isOther"`
+	Options []struct {
 		Label       string `json:"label"`
 		Description string `json:"description"`
 	} `json:"options"`

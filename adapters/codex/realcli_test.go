@@ -49,6 +49,10 @@ func realScenario() *modelserver.Scenario {
 				map[string]any{"id": "color", "header": "Color", "question": "Which color?", "options": []any{
 					map[string]any{"label": "Red", "description": "Warm."}, map[string]any{"label": "Blue", "description": "Cool."}}}}})}},
 			{Match: "Blue", Blocks: []modelserver.Block{modelserver.Text("You chose blue.")}},
+			{Match: "ask in a form", Blocks: []modelserver.Block{modelserver.ToolUse("", "request_user_input", map[string]any{"questions": []any{
+				map[string]any{"id": "size", "header": "Size", "question": "Which size?", "options": []any{
+					map[string]any{"label": "Small", "description": "Less."}, map[string]any{"label": "Large", "description": "More."}}}}})}},
+			{Match: "Large", Blocks: []modelserver.Block{modelserver.Text("You chose large.")}},
 			{Match: "after the crash", Blocks: []modelserver.Block{modelserver.Text("Back after the crash.")}},
 		},
 		Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Done.")}},
@@ -309,6 +313,35 @@ func TestRealCodex(t *testing.T) {
 		}
 		if got := rec.text(false); got != "You chose blue." {
 			t.Errorf("agent text = %q; want the model's answer to the choice", got)
+		}
+	})
+
+	t.Run("a question from the model, as a form", func(t *testing.T) {
+		var forms []acp.CreateElicitationRequest
+		rec := newRecorder()
+		cl := rec.client("")
+		cl.Caps = acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}}}
+		cl.Elicit = func(_ context.Context, req acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
+			forms = append(forms, req)
+			return acp.CreateElicitationResponse{Action: acp.ElicitationAccept, Content: map[string]any{"size": "Large"}}, nil
+		}
+		s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: env.Dir}, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		plan := acp.SessionConfigValueID("plan")
+		if _, err := s.SetConfigOption(ctx, acp.SetSessionConfigOptionRequest{ConfigID: cfgCollab, Value: acp.ConfigOptionValue{ID: &plan}}); err != nil {
+			t.Fatal(err)
+		}
+		if stop, err := s.Prompt(ctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("ask in a form")}}); err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+		}
+		if len(forms) != 1 || len(forms[0].RequestedSchema.Properties["size"].OneOf) != 2 || len(rec.asked) != 0 {
+			t.Fatalf("forms %s, permission requests %d; want one form with the question's two choices", mustJSON(forms), len(rec.asked))
+		}
+		if got := rec.text(false); got != "You chose large." {
+			t.Errorf("agent text = %q; want the model's answer to the form", got)
 		}
 	})
 

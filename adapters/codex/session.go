@@ -350,7 +350,7 @@ func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, boo
 func (t *turn) request(ctx context.Context, m *message, ev *event) {
 	c := t.srv.c
 	if m.Method == rUserInput && ev.TurnID == t.id && ctx.Err() == nil {
-		t.askUser(ctx, m.ID, ev.Questions)
+		t.askUser(ctx, m.ID, ev)
 		return
 	}
 	if m.Method == rPermissions && ev.TurnID == t.id && ctx.Err() == nil {
