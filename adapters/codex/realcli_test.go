@@ -31,6 +31,8 @@ func realScenario() *modelserver.Scenario {
 			{Match: "run allowed", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
 				Input: json.RawMessage(`{"command":"touch allowed-file && echo allowed-done","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
 			{Match: "allowed-done", Blocks: []modelserver.Block{modelserver.Text("The command ran.")}},
+			{Match: "run a slow command", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
+				Input: json.RawMessage(`{"command":"for i in 1 2 3; do echo tick$i; sleep 0.3; done","sandbox_permissions":"require_escalated","justification":"count"}`)}}},
 			{Match: "always allow", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
 				Input: json.RawMessage(`{"command":"touch always-file","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
 			{Match: "once more", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
@@ -201,6 +203,44 @@ func TestRealCodex(t *testing.T) {
 		}
 		if got := rec.text(false); got != "The command ran." {
 			t.Errorf("agent text = %q", got)
+		}
+	})
+
+	t.Run("live command output", func(t *testing.T) {
+		s, rec := open(t, optAccept)
+		if stop, err := prompt(s, "run a slow command"); err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+		}
+		// The output arrives while the command runs: an in-progress
+		// update shows a line before the last is printed. (Codex 0.169
+		// sends no delta for what the command prints before its start
+		// settles, tick1 here: that shows with the completed update.)
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		var live, done bool
+		for _, u := range rec.updates {
+			tu := u.ToolCallUpdate
+			if tu == nil || tu.Status == nil {
+				continue
+			}
+			text := ""
+			for _, c := range tu.Content {
+				if c.Content != nil && c.Content.Text != nil {
+					text += c.Content.Text.Text
+				}
+			}
+			switch {
+			case *tu.Status == acp.ToolCallStatusInProgress && strings.Contains(text, "tick") && !strings.Contains(text, "tick3"):
+				live = !done
+			case *tu.Status == acp.ToolCallStatusCompleted:
+				done = true
+				if !strings.Contains(text, "tick1\ntick2\ntick3") {
+					t.Errorf("completed update shows %q; want the whole output", text)
+				}
+			}
+		}
+		if !live || !done {
+			t.Errorf("live output before completion: %v, completed: %v; updates %s", live, done, mustJSON(rec.updates))
 		}
 	})
 
