@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -47,6 +48,12 @@ type Options struct {
 	// StopGrace is the grace period of each step of a process stop
 	// (default 3s).
 	StopGrace time.Duration
+	// SpareCwd is the directory of the first spare thread, started with
+	// the app-server for the first session/new (see spare); empty means
+	// the bridge's working directory. Later spares follow the sessions.
+	SpareCwd string
+	// NoSpare turns spare threads off: every session/new starts its own.
+	NoSpare bool
 }
 
 // Adapter serves ACP sessions from one `codex app-server`. Its methods are
@@ -73,7 +80,8 @@ type Adapter struct {
 	gen      int                 // guarded by mu; app-servers started so far
 	sessions map[string]*Session // guarded by mu; by thread id
 	models   modelList
-	closed   bool // guarded by mu
+	spare    *spare // guarded by mu; the thread started ahead, if any
+	closed   bool   // guarded by mu
 }
 
 // appServer is one running `codex app-server`.
@@ -112,6 +120,9 @@ func New(opts Options) *Adapter {
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second
 	}
+	if opts.SpareCwd == "" {
+		opts.SpareCwd, _ = os.Getwd()
+	}
 	opts.Logger = opts.Logger.With().Str("adapter", "codex").Logger()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Adapter{opts: opts, lookPath: lookPath, ctx: ctx, cancel: cancel, sessions: map[string]*Session{}}
@@ -129,6 +140,9 @@ func (a *Adapter) Info() acp.AgentInfo {
 			defer a.wg.Done()
 			srv, err := a.server(a.ctx)
 			if err == nil {
+				if a.loginError(srv) == nil {
+					a.prestartFor(srv, a.opts.SpareCwd, nil)
+				}
 				_, err = a.models.get(a.ctx, srv)
 			}
 			if err != nil && a.ctx.Err() == nil {
@@ -273,14 +287,26 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	}
 	s := newSession(a, c, req.Cwd, a.opts.Mode)
 	s.cfg = threadConfig(req.McpServers, req.AdditionalDirectories)
-	var res threadResult
-	p := threadParams{Cwd: req.Cwd, Model: a.opts.Model, Config: s.cfg}
-	p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
-	if err := srv.c.Call(ctx, mThreadStart, p, &res); err != nil {
-		return nil, fmt.Errorf("starting a codex thread: %w", err)
+	res := a.takeSpare(ctx, srv, spareKey(req.Cwd, s.cfg))
+	if res == nil {
+		res = new(threadResult)
+		p := threadParams{Cwd: req.Cwd, Model: a.opts.Model, Config: s.cfg}
+		p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
+		if err := srv.c.Call(ctx, mThreadStart, p, res); err != nil {
+			return nil, fmt.Errorf("starting a codex thread: %w", err)
+		}
 	}
-	a.opened(ctx, srv, s, &res)
+	a.opened(ctx, srv, s, res)
+	a.prestartFor(srv, req.Cwd, s.cfg)
 	return s, nil
+}
+
+// prestartFor keeps a spare thread for the next session/new, unless spares
+// are off.
+func (a *Adapter) prestartFor(srv *appServer, cwd string, cfg map[string]any) {
+	if !a.opts.NoSpare {
+		a.prestart(srv, cwd, cfg)
+	}
 }
 
 // opened publishes a session whose thread srv started or resumed, with

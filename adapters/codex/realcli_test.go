@@ -140,7 +140,8 @@ func TestRealCodex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := New(Options{Path: bin, Env: env.Vars, Mode: ModeReadOnly, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 500 * time.Millisecond})
+	a := New(Options{Path: bin, Env: env.Vars, Mode: ModeReadOnly, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 500 * time.Millisecond,
+		SpareCwd: env.Dir})
 	defer func() {
 		if err := a.Close(); err != nil {
 			t.Errorf("Close: %v", err)
@@ -508,6 +509,30 @@ func TestRealCodex(t *testing.T) {
 		}
 		if _, err := b.ResumeSession(ctx, acp.ResumeSessionRequest{SessionID: "00000000-0000-7000-8000-000000000000", Cwd: env.Dir}, rec.client("")); !errors.Is(err, acp.ErrResourceNotFound) {
 			t.Errorf("resuming an unknown thread: %v; want resource not found", err)
+		}
+	})
+
+	t.Run("an unused spare thread is not listed", func(t *testing.T) {
+		open(t, "") // leaves a spare for env.Dir behind
+		a.mu.Lock()
+		sp := a.spare
+		a.mu.Unlock()
+		if sp == nil {
+			t.Fatal("no spare thread after session/new")
+		}
+		<-sp.done
+		if sp.err != nil {
+			t.Fatal(sp.err)
+		}
+		cwd := env.Dir
+		list, err := a.ListSessions(ctx, acp.ListSessionsRequest{Cwd: &cwd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, info := range list.Sessions {
+			if string(info.SessionID) == sp.res.Thread.ID {
+				t.Errorf("session/list shows the spare thread %s nobody prompted", info.SessionID)
+			}
 		}
 	})
 
