@@ -60,6 +60,8 @@ func targetFor(unit string) (target, bool) {
 		return target{"<=", 1.0 / 10}, true
 	case "cold-ms-over-raw": // first chunk within 20 ms of the raw app-server's
 		return target{"<=", 20}, true
+	case "start-to-chunk-ms-over-raw": // the same from the first byte sent (initialize)
+		return target{"<=", 20}, true
 	case "turn-ratio-vs-raw": // a 20,000-delta turn within 5% of the raw app-server's
 		return target{"<=", 1.05}, true
 	}
