@@ -81,7 +81,11 @@ type Adapter struct {
 	sessions map[string]*Session // guarded by mu; by thread id
 	models   modelList
 	spare    *spare // guarded by mu; the thread started ahead, if any
-	closed   bool   // guarded by mu
+	// pending holds the queues of spare threads Codex has started that no
+	// session has yet, by thread id; guarded by mu.
+	pending map[string]*queue
+	early   early // guarded by mu
+	closed  bool  // guarded by mu
 }
 
 // appServer is one running `codex app-server`.
@@ -125,7 +129,7 @@ func New(opts Options) *Adapter {
 	}
 	opts.Logger = opts.Logger.With().Str("adapter", "codex").Logger()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Adapter{opts: opts, lookPath: lookPath, ctx: ctx, cancel: cancel, sessions: map[string]*Session{}}
+	return &Adapter{opts: opts, lookPath: lookPath, ctx: ctx, cancel: cancel, sessions: map[string]*Session{}, pending: map[string]*queue{}}
 }
 
 // Info describes Codex: images and embedded context in prompts. It is
@@ -253,10 +257,20 @@ func (a *Adapter) route(srv *appServer, m *message) {
 	}
 	_ = json.Unmarshal(m.Params, &ref)
 	a.mu.Lock()
-	s := a.sessions[ref.ThreadID]
+	var q *queue
+	if s := a.sessions[ref.ThreadID]; s != nil {
+		q = s.q
+	} else if ref.ThreadID != "" {
+		q = a.pending[ref.ThreadID]
+		if q == nil && len(m.ID) == 0 {
+			a.early.hold(ref.ThreadID, m)
+			a.mu.Unlock()
+			return
+		}
+	}
 	a.mu.Unlock()
-	if s != nil {
-		s.q.push(m)
+	if q != nil {
+		q.push(m)
 		return
 	}
 	if n := noticeOf(m.Method, m.Params); n != nil && len(m.ID) == 0 && ref.ThreadID == "" {
@@ -287,7 +301,10 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	}
 	s := newSession(a, c, req.Cwd, a.opts.Mode)
 	s.cfg = threadConfig(req.McpServers, req.AdditionalDirectories)
-	res := a.takeSpare(ctx, srv, spareKey(req.Cwd, s.cfg))
+	res, q := a.takeSpare(ctx, srv, spareKey(req.Cwd, s.cfg))
+	if q != nil {
+		s.q = q
+	}
 	if res == nil {
 		res = new(threadResult)
 		p := threadParams{Cwd: req.Cwd, Model: a.opts.Model, Config: s.cfg}
@@ -320,6 +337,8 @@ func (a *Adapter) opened(ctx context.Context, srv *appServer, s *Session, res *t
 	s.models, s.set.model, s.set.effort = models, res.Model, res.ReasoningEffort
 	a.mu.Lock()
 	a.sessions[s.thread] = s
+	delete(a.pending, s.thread)
+	a.early.claim(s.thread, s.q)
 	a.mu.Unlock()
 	if canNotify(s.client) {
 		for _, n := range srv.notices.all() {

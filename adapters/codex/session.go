@@ -20,7 +20,10 @@ type Session struct {
 	// cfg is the thread's config override (MCP servers, writable roots),
 	// given again when the thread is resumed in a new app-server.
 	cfg map[string]any
-	q   queue
+	// q holds the app-server's messages about the thread; a session on a
+	// spare thread takes over the spare's queue, with what Codex said
+	// about the thread before the session opened.
+	q *queue
 
 	// thread is the Codex thread id, also the ACP session id. Set before
 	// the session is published.
@@ -43,7 +46,7 @@ type Session struct {
 
 func newSession(a *Adapter, c acp.Client, cwd, mode string) *Session {
 	closing, close := context.WithCancel(context.Background())
-	return &Session{a: a, client: c, cwd: cwd, set: settings{mode: mode}, q: queue{signal: make(chan struct{}, 1)},
+	return &Session{a: a, client: c, cwd: cwd, set: settings{mode: mode}, q: newQueue(),
 		closing: closing, close: close}
 }
 
@@ -464,6 +467,8 @@ type queue struct {
 	items  []*message    // guarded by mu
 	signal chan struct{} // 1-buffered: something was pushed
 }
+
+func newQueue() *queue { return &queue{signal: make(chan struct{}, 1)} }
 
 func (q *queue) push(m *message) {
 	q.mu.Lock()

@@ -22,6 +22,7 @@ import (
 type spare struct {
 	key  string
 	srv  *appServer
+	q    *queue        // what Codex says about the thread until a session has it
 	done chan struct{} // closed when res and err are set
 	res  threadResult
 	err  error
@@ -45,7 +46,7 @@ func (a *Adapter) prestart(srv *appServer, cwd string, cfg map[string]any) {
 			return
 		}
 	}
-	sp := &spare{key: spareKey(cwd, cfg), srv: srv, done: make(chan struct{})}
+	sp := &spare{key: spareKey(cwd, cfg), srv: srv, q: newQueue(), done: make(chan struct{})}
 	a.mu.Lock()
 	if a.closed || a.spare != nil {
 		a.mu.Unlock()
@@ -60,34 +61,40 @@ func (a *Adapter) prestart(srv *appServer, cwd string, cfg map[string]any) {
 		p := threadParams{Cwd: cwd, Model: a.opts.Model, Config: cfg}
 		p.ApprovalPolicy, p.Sandbox = modePolicy(a.opts.Mode)
 		sp.err = sp.srv.c.Call(a.ctx, mThreadStart, p, &sp.res)
+		if sp.err == nil {
+			a.mu.Lock()
+			a.pending[sp.res.Thread.ID] = sp.q
+			a.early.claim(sp.res.Thread.ID, sp.q)
+			a.mu.Unlock()
+		}
 	}()
 }
 
 // takeSpare returns the spare thread started on srv for key, once Codex
-// has started it; nil when there is none that fits (the one kept, if any,
-// is discarded).
-func (a *Adapter) takeSpare(ctx context.Context, srv *appServer, key string) *threadResult {
+// has started it, and its queue; nil when there is none that fits (the one
+// kept, if any, is discarded).
+func (a *Adapter) takeSpare(ctx context.Context, srv *appServer, key string) (*threadResult, *queue) {
 	a.mu.Lock()
 	sp := a.spare
 	a.spare = nil
 	a.mu.Unlock()
 	if sp == nil {
-		return nil
+		return nil, nil
 	}
 	if sp.key != key || sp.srv != srv {
 		a.discard(sp)
-		return nil
+		return nil, nil
 	}
 	select {
 	case <-sp.done:
 	case <-ctx.Done():
 		a.discard(sp)
-		return nil
+		return nil, nil
 	}
 	if sp.err != nil {
-		return nil
+		return nil, nil
 	}
-	return &sp.res
+	return &sp.res, sp.q
 }
 
 // discard unsubscribes a spare thread nobody will use, in the background.
@@ -108,6 +115,9 @@ func (a *Adapter) discard(sp *spare) {
 		if sp.err != nil {
 			return
 		}
+		a.mu.Lock()
+		delete(a.pending, sp.res.Thread.ID)
+		a.mu.Unlock()
 		ctx, cancel := context.WithTimeout(a.ctx, 5*time.Second)
 		defer cancel()
 		if err := sp.srv.c.Call(ctx, mThreadUnsub, map[string]string{"threadId": sp.res.Thread.ID}, nil); err != nil {

@@ -17,9 +17,10 @@ import (
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
-// threadServer answers thread/start with thread-1, thread-2, ... and
-// reports each start (its cwd) on started and each thread unsubscribed on
-// unsubscribed.
+// threadServer answers thread/start with thread-1, thread-2, ..., at once
+// followed by a warning about the thread (as Codex reports MCP server
+// start-up), and reports each start (its cwd) on started and each thread
+// unsubscribed on unsubscribed.
 type threadServer struct {
 	started, unsubscribed chan string
 }
@@ -49,6 +50,7 @@ func (f *threadServer) run(ctx context.Context, stdin io.Reader, stdout io.Write
 		}
 		fmt.Fprintf(stdout, "{\"id\":%s,\"result\":%s}\n", m.ID, result)
 		if m.Method == mThreadStart {
+			fmt.Fprintf(stdout, `{"method":"warning","params":{"threadId":"thread-%d","message":"about thread-%d"}}`+"\n", n, n)
 			select {
 			case f.started <- m.Params.Cwd:
 			case <-ctx.Done():
@@ -89,6 +91,15 @@ func TestSpareThread(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
+		// What Codex said about the thread before the session had it is
+		// the session's, for its first turn.
+		var said []string
+		for _, m := range s.(*Session).q.take() {
+			said = append(said, m.Method)
+		}
+		if !slices.Equal(said, []string{"warning"}) {
+			t.Errorf("session %s holds %v; want the warning about its thread", s.ID(), said)
+		}
 		return s.ID()
 	}
 	a.Info()
