@@ -135,27 +135,40 @@ func TestQuestionForm(t *testing.T) {
 	}
 }
 
-// TestQuestionFormWithdrawn: a question Codex resolves itself is
-// withdrawn from the editor (the form's context ends) and nothing is
-// answered for it.
-func TestQuestionFormWithdrawn(t *testing.T) {
-	withdrawn := make(chan struct{})
-	cl := &acptest.Client{Caps: formCaps(), Elicit: func(ctx context.Context, _ acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
-		<-ctx.Done()
-		close(withdrawn)
-		return acp.CreateElicitationResponse{Action: acp.ElicitationCancel}, nil
-	}}
-	replies := make(chan string, 1)
-	askTurn(t, askingServer(true, replies), cl)
-	select {
-	case <-withdrawn:
-	default:
-		t.Error("the form was not withdrawn")
-	}
-	select {
-	case r := <-replies:
-		t.Errorf("answered a withdrawn question: %s", r)
-	default:
+// TestQuestionWithdrawn: a question Codex resolves itself is withdrawn
+// from the editor (the form's or the permission request's context ends)
+// and nothing is answered for it.
+func TestQuestionWithdrawn(t *testing.T) {
+	for _, form := range []bool{true, false} {
+		t.Run(fmt.Sprintf("form=%v", form), func(t *testing.T) {
+			withdrawn := make(chan struct{})
+			cl := &acptest.Client{
+				Elicit: func(ctx context.Context, _ acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
+					<-ctx.Done()
+					close(withdrawn)
+					return acp.CreateElicitationResponse{Action: acp.ElicitationCancel}, nil
+				},
+				Permission: func(ctx context.Context, _ acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+					<-ctx.Done()
+					close(withdrawn)
+					return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
+				}}
+			if form {
+				cl.Caps = formCaps()
+			}
+			replies := make(chan string, 1)
+			askTurn(t, askingServer(true, replies), cl)
+			select {
+			case <-withdrawn:
+			default:
+				t.Error("the question was not withdrawn")
+			}
+			select {
+			case r := <-replies:
+				t.Errorf("answered a withdrawn question: %s", r)
+			default:
+			}
+		})
 	}
 }
 
