@@ -25,10 +25,11 @@ const questionFrame = `{"id":71,"method":"item/tool/requestUserInput","params":{
 	`{"id":"name","header":"Name","question":"What name?","isOther":false,"isSecret":false,"options":null}]}}`
 
 // askingServer answers thread/start and turn/start; at turn/start it asks
-// questionFrame, then, when withdraw is set, resolves the request itself
-// and completes the turn; otherwise it completes the turn once the answer
-// (the line answering id 71, sent to replies) arrives.
-func askingServer(withdraw bool, replies chan<- string) func(context.Context, io.Reader, io.Writer) error {
+// questionFrame, then, when withdraw is non-nil, resolves the request
+// itself once withdraw is closed (the editor has the question) and
+// completes the turn; otherwise it completes the turn once the answer (the
+// line answering id 71, sent to replies) arrives.
+func askingServer(withdraw <-chan struct{}, replies chan<- string) func(context.Context, io.Reader, io.Writer) error {
 	return func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		sc := bufio.NewScanner(stdin)
 		for sc.Scan() {
@@ -54,7 +55,12 @@ func askingServer(withdraw bool, replies chan<- string) func(context.Context, io
 			fmt.Fprintf(stdout, "{\"id\":%s,\"result\":%s}\n", m.ID, result)
 			if m.Method == mTurnStart {
 				fmt.Fprintln(stdout, questionFrame)
-				if withdraw {
+				if withdraw != nil {
+					select {
+					case <-withdraw:
+					case <-ctx.Done():
+						return nil
+					}
 					fmt.Fprintln(stdout, `{"method":"serverRequest/resolved","params":{"threadId":"thread-1","requestId":71}}`)
 					fmt.Fprintln(stdout, `{"method":"turn/completed","params":{"threadId":"thread-1","turn":{"id":"turn-1","status":"completed"}}}`)
 				}
@@ -113,7 +119,7 @@ func TestQuestionForm(t *testing.T) {
 				t.Error("a permission request although the editor takes forms")
 				return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
 			}}
-			askTurn(t, askingServer(false, replies), cl)
+			askTurn(t, askingServer(nil, replies), cl)
 			want := acp.ElicitationSchema{Type: "object", Required: []string{"name"}, Properties: map[string]acp.ElicitationProperty{
 				"color": {Type: "string", Title: "Color", Description: "Which color?", OneOf: []acp.EnumOption{
 					{Const: "Red", Title: "Red", Description: "Warm."}, {Const: "Blue", Title: "Blue", Description: "Cool."}}},
@@ -141,14 +147,16 @@ func TestQuestionForm(t *testing.T) {
 func TestQuestionWithdrawn(t *testing.T) {
 	for _, form := range []bool{true, false} {
 		t.Run(fmt.Sprintf("form=%v", form), func(t *testing.T) {
-			withdrawn := make(chan struct{})
+			asked, withdrawn := make(chan struct{}), make(chan struct{})
 			cl := &acptest.Client{
 				Elicit: func(ctx context.Context, _ acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
+					close(asked)
 					<-ctx.Done()
 					close(withdrawn)
 					return acp.CreateElicitationResponse{Action: acp.ElicitationCancel}, nil
 				},
 				Permission: func(ctx context.Context, _ acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+					close(asked)
 					<-ctx.Done()
 					close(withdrawn)
 					return acp.RequestPermissionResponse{Outcome: acp.PermissionCancelled()}, nil
@@ -157,7 +165,7 @@ func TestQuestionWithdrawn(t *testing.T) {
 				cl.Caps = formCaps()
 			}
 			replies := make(chan string, 1)
-			askTurn(t, askingServer(true, replies), cl)
+			askTurn(t, askingServer(asked, replies), cl)
 			select {
 			case <-withdrawn:
 			default:
