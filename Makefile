@@ -97,12 +97,14 @@ bench-peer: bench/peer/node_modules/.package-lock.json
 bench/peer/node_modules/.package-lock.json: bench/peer/package.json bench/peer/package-lock.json
 	npm ci --silent --no-audit --no-fund --omit=optional --prefix bench/peer
 
-# acpbridge on the real Codex CLI side by side with the raw app-server
-# driven directly, on the same binary and the same scripted Responses
-# server: CODEX_ROUNDS samples of each (installs the pinned Codex).
+# acpbridge on the real Codex CLI side by side with the peer adapter
+# (@agentclientprotocol/codex-acp, pinned by bench/peer/package-lock.json,
+# run with CODEX_PATH at the same binary) and with the raw app-server driven
+# directly, on the same binary and the same scripted Responses server:
+# CODEX_ROUNDS samples of each (installs the pinned Codex and the peer).
 CODEX_ROUNDS ?= 8
 .PHONY: bench-codex
-bench-codex: build codex-cli
+bench-codex: build codex-cli bench-peer
 	$(GO) test -v -run '^$$' -bench '^BenchmarkCodex$$' -benchtime $(CODEX_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
 
 lint:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -47,6 +48,12 @@ type Options struct {
 	// StopGrace is the grace period of each step of a process stop
 	// (default 3s).
 	StopGrace time.Duration
+	// SpareCwd is the directory of the first spare thread, started with
+	// the app-server for the first session/new (see spare); empty means
+	// the bridge's working directory. Later spares follow the sessions.
+	SpareCwd string
+	// NoSpare turns spare threads off: every session/new starts its own.
+	NoSpare bool
 }
 
 // Adapter serves ACP sessions from one `codex app-server`. Its methods are
@@ -73,7 +80,12 @@ type Adapter struct {
 	gen      int                 // guarded by mu; app-servers started so far
 	sessions map[string]*Session // guarded by mu; by thread id
 	models   modelList
-	closed   bool // guarded by mu
+	spare    *spare // guarded by mu; the thread started ahead, if any
+	// pending holds the queues of spare threads Codex has started that no
+	// session has yet, by thread id; guarded by mu.
+	pending map[string]*queue
+	early   early // guarded by mu
+	closed  bool  // guarded by mu
 }
 
 // appServer is one running `codex app-server`.
@@ -82,7 +94,8 @@ type appServer struct {
 	notices notices
 
 	// loginErr is auth-required (-32000) when Codex has no credentials
-	// for its model provider; set during start.
+	// for its model provider: set during start, then by Authenticate and
+	// Logout; guarded by Adapter.mu once published.
 	loginErr error
 	p        proc.Process
 	c        *conn
@@ -111,9 +124,12 @@ func New(opts Options) *Adapter {
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second
 	}
+	if opts.SpareCwd == "" {
+		opts.SpareCwd, _ = os.Getwd()
+	}
 	opts.Logger = opts.Logger.With().Str("adapter", "codex").Logger()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Adapter{opts: opts, lookPath: lookPath, ctx: ctx, cancel: cancel, sessions: map[string]*Session{}}
+	return &Adapter{opts: opts, lookPath: lookPath, ctx: ctx, cancel: cancel, sessions: map[string]*Session{}, pending: map[string]*queue{}}
 }
 
 // Info describes Codex: images and embedded context in prompts. It is
@@ -128,6 +144,9 @@ func (a *Adapter) Info() acp.AgentInfo {
 			defer a.wg.Done()
 			srv, err := a.server(a.ctx)
 			if err == nil {
+				if a.loginError(srv) == nil {
+					a.prestartFor(srv, a.opts.SpareCwd, nil)
+				}
 				_, err = a.models.get(a.ctx, srv)
 			}
 			if err != nil && a.ctx.Err() == nil {
@@ -135,7 +154,7 @@ func (a *Adapter) Info() acp.AgentInfo {
 			}
 		}()
 	})
-	return acp.AgentInfo{Name: "codex", Title: "Codex",
+	return acp.AgentInfo{Name: "codex", Title: "Codex", AuthMethods: authMethods(),
 		Prompt: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
 		MCP:    acp.McpCapabilities{HTTP: true},
 		// Writable roots of the workspace sandbox (threadConfig).
@@ -211,7 +230,7 @@ func (a *Adapter) start(ctx context.Context) (*appServer, error) {
 		err = srv.c.Notify(mInitialized, nil)
 	}
 	if err == nil {
-		err = checkLogin(ictx, srv)
+		err = a.readLogin(ictx, srv)
 	}
 	if err != nil {
 		p.Stop(context.Background()) //nolint:errcheck // the start error says more
@@ -238,10 +257,20 @@ func (a *Adapter) route(srv *appServer, m *message) {
 	}
 	_ = json.Unmarshal(m.Params, &ref)
 	a.mu.Lock()
-	s := a.sessions[ref.ThreadID]
+	var q *queue
+	if s := a.sessions[ref.ThreadID]; s != nil {
+		q = s.q
+	} else if ref.ThreadID != "" {
+		q = a.pending[ref.ThreadID]
+		if q == nil && len(m.ID) == 0 {
+			a.early.hold(ref.ThreadID, m)
+			a.mu.Unlock()
+			return
+		}
+	}
 	a.mu.Unlock()
-	if s != nil {
-		s.q.push(m)
+	if q != nil {
+		q.push(m)
 		return
 	}
 	if n := noticeOf(m.Method, m.Params); n != nil && len(m.ID) == 0 && ref.ThreadID == "" {
@@ -267,19 +296,34 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	if err != nil {
 		return nil, err
 	}
-	if srv.loginErr != nil {
-		return nil, srv.loginErr
+	if err := a.loginError(srv); err != nil {
+		return nil, err
 	}
 	s := newSession(a, c, req.Cwd, a.opts.Mode)
 	s.cfg = threadConfig(req.McpServers, req.AdditionalDirectories)
-	var res threadResult
-	p := threadParams{Cwd: req.Cwd, Model: a.opts.Model, Config: s.cfg}
-	p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
-	if err := srv.c.Call(ctx, mThreadStart, p, &res); err != nil {
-		return nil, fmt.Errorf("starting a codex thread: %w", err)
+	res, q := a.takeSpare(ctx, srv, spareKey(req.Cwd, s.cfg))
+	if q != nil {
+		s.q = q
 	}
-	a.opened(ctx, srv, s, &res)
+	if res == nil {
+		res = new(threadResult)
+		p := threadParams{Cwd: req.Cwd, Model: a.opts.Model, Config: s.cfg}
+		p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
+		if err := srv.c.Call(ctx, mThreadStart, p, res); err != nil {
+			return nil, fmt.Errorf("starting a codex thread: %w", err)
+		}
+	}
+	a.opened(ctx, srv, s, res)
+	a.prestartFor(srv, req.Cwd, s.cfg)
 	return s, nil
+}
+
+// prestartFor keeps a spare thread for the next session/new, unless spares
+// are off.
+func (a *Adapter) prestartFor(srv *appServer, cwd string, cfg map[string]any) {
+	if !a.opts.NoSpare {
+		a.prestart(srv, cwd, cfg)
+	}
 }
 
 // opened publishes a session whose thread srv started or resumed, with
@@ -293,6 +337,8 @@ func (a *Adapter) opened(ctx context.Context, srv *appServer, s *Session, res *t
 	s.models, s.set.model, s.set.effort = models, res.Model, res.ReasoningEffort
 	a.mu.Lock()
 	a.sessions[s.thread] = s
+	delete(a.pending, s.thread)
+	a.early.claim(s.thread, s.q)
 	a.mu.Unlock()
 	if canNotify(s.client) {
 		for _, n := range srv.notices.all() {

@@ -27,22 +27,42 @@
 //     (serverRequest/resolved) is withdrawn from the editor; requests for
 //     more access (item/permissions/requestApproval) are granted for the
 //     turn or the session, or refused; the model's questions
-//     (request_user_input, offered in Codex's plan mode) are asked one
-//     permission request each;
+//     (request_user_input, offered in Codex's plan mode) are one
+//     elicitation/create form when the editor offers form elicitation (a
+//     choice per question, plus a free-text field where Codex allows an
+//     answer of the user's own; a secret question is not masked: forms
+//     have no such field), else one permission request each, and are
+//     withdrawn from the editor when Codex resolves them itself;
 //   - modes are Codex's approval presets (read-only, auto, full-access);
 //     config options add the collaboration mode (default, plan), the model
 //     and its reasoning effort (model/list), all applied from the next
 //     turn/start;
 //   - session/load, resume and list: thread/resume (its turns replayed)
-//     and thread/list; a Codex without credentials (account/read) is
-//     answered auth-required at session open;
+//     and thread/list; session/delete: thread/delete (refused while another
+//     connection has the thread open);
+//   - auth: initialize offers an API-key method (account/login/start with
+//     CODEX_API_KEY or OPENAI_API_KEY from the bridge's environment; Codex
+//     stores it) and a ChatGPT method, which only checks a `codex login`
+//     done in a terminal: Codex's browser and device-code logins need a
+//     URL or code shown to the user, which ACP has no message for. A Codex
+//     without credentials (account/read) is answered auth-required
+//     (-32000) at session open and prompt, and so is a prompt the provider
+//     refuses (codexErrorInfo unauthorized, HTTP 401), with Codex's
+//     message; logout is account/logout;
 //   - warnings and errors outside a turn are notices (session.notices),
 //     never agent text; the editor's MCP servers and additional
 //     directories are thread/start config overrides.
 //
 // The app-server is started in the background when the bridge asks for
-// Info (just before it answers initialize), so session/new does not wait
-// for Codex's own start.
+// Info (just before it answers initialize), so initialize does not wait
+// for Codex's own start (the first session/new does, if it comes sooner).
+// A spare thread is started ahead for the next session/new (spare.go), so
+// session/new does not wait for thread/start either.
+//
+// Command output: item/commandExecution/outputDelta becomes in-progress
+// tool_call_update content while the command runs. Codex 0.169 sends no
+// delta for what a command prints before its start settles (its first
+// line or so); that part shows with the completed update.
 //
 // Parsing is split from spawning: conn reads any io.Reader, so tests feed a
 // recorded app-server stream in-process (proc.InProcess).

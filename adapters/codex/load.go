@@ -40,8 +40,8 @@ func (a *Adapter) resume(ctx context.Context, id, cwd string, cfg map[string]any
 	if err != nil {
 		return nil, nil, err
 	}
-	if srv.loginErr != nil {
-		return nil, nil, srv.loginErr
+	if err := a.loginError(srv); err != nil {
+		return nil, nil, err
 	}
 	s := newSession(a, c, cwd, a.opts.Mode)
 	s.cfg = cfg
@@ -49,9 +49,8 @@ func (a *Adapter) resume(ctx context.Context, id, cwd string, cfg map[string]any
 	p.ApprovalPolicy, p.Sandbox = modePolicy(s.set.mode)
 	var res threadResult
 	if err := srv.c.Call(ctx, mThreadResume, p, &res); err != nil {
-		if re, ok := err.(*rpcError); ok && strings.Contains(strings.ToLower(re.Message), "no rollout") ||
-			ok && strings.Contains(strings.ToLower(re.Message), "not found") {
-			return nil, nil, fmt.Errorf("%w: codex thread %s: %s", acp.ErrResourceNotFound, id, re.Message)
+		if notFound(err) {
+			return nil, nil, fmt.Errorf("%w: codex thread %s: %s", acp.ErrResourceNotFound, id, err.(*rpcError).Message)
 		}
 		return nil, nil, fmt.Errorf("resuming codex thread %s: %w", id, err)
 	}

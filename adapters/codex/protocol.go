@@ -108,11 +108,15 @@ type turnRef struct {
 }
 
 type turnInfo struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-	Error  *struct {
-		Message string `json:"message"`
-	} `json:"error"`
+	ID     string      `json:"id"`
+	Status string      `json:"status"`
+	Error  *codexError `json:"error"`
+}
+
+// codexError is a TurnError: Codex's message and what caused it.
+type codexError struct {
+	Message string          `json:"message"`
+	Info    json.RawMessage `json:"codexErrorInfo"`
 }
 
 type turnResult struct {
@@ -130,10 +134,8 @@ type event struct {
 	Turn       *turnInfo   `json:"turn"`
 	TokenUsage *tokenUsage `json:"tokenUsage"`
 	Plan       []planStep  `json:"plan"`
-	Error      *struct {
-		Message string `json:"message"`
-	} `json:"error"`
-	WillRetry bool `json:"willRetry"`
+	Error      *codexError `json:"error"`
+	WillRetry  bool        `json:"willRetry"`
 
 	// Approval requests.
 	Command            string            `json:"command"`
@@ -154,7 +156,9 @@ type userQuestion struct {
 	ID       string `json:"id"`
 	Header   string `json:"header"`
 	Question string `json:"question"`
-	Options  []struct {
+	// IsOther: the user may answer in words of their own instead.
+	IsOther bool `json:"isOther"`
+	Options []struct {
 		Label       string `json:"label"`
 		Description string `json:"description"`
 	} `json:"options"`

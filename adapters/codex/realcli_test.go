@@ -31,6 +31,8 @@ func realScenario() *modelserver.Scenario {
 			{Match: "run allowed", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
 				Input: json.RawMessage(`{"command":"touch allowed-file && echo allowed-done","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
 			{Match: "allowed-done", Blocks: []modelserver.Block{modelserver.Text("The command ran.")}},
+			{Match: "run a slow command", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
+				Input: json.RawMessage(`{"command":"for i in 1 2 3; do echo tick$i; sleep 0.3; done","sandbox_permissions":"require_escalated","justification":"count"}`)}}},
 			{Match: "always allow", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
 				Input: json.RawMessage(`{"command":"touch always-file","sandbox_permissions":"require_escalated","justification":"make a file"}`)}}},
 			{Match: "once more", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
@@ -49,6 +51,10 @@ func realScenario() *modelserver.Scenario {
 				map[string]any{"id": "color", "header": "Color", "question": "Which color?", "options": []any{
 					map[string]any{"label": "Red", "description": "Warm."}, map[string]any{"label": "Blue", "description": "Cool."}}}}})}},
 			{Match: "Blue", Blocks: []modelserver.Block{modelserver.Text("You chose blue.")}},
+			{Match: "ask in a form", Blocks: []modelserver.Block{modelserver.ToolUse("", "request_user_input", map[string]any{"questions": []any{
+				map[string]any{"id": "size", "header": "Size", "question": "Which size?", "options": []any{
+					map[string]any{"label": "Small", "description": "Less."}, map[string]any{"label": "Large", "description": "More."}}}}})}},
+			{Match: "Large", Blocks: []modelserver.Block{modelserver.Text("You chose large.")}},
 			{Match: "after the crash", Blocks: []modelserver.Block{modelserver.Text("Back after the crash.")}},
 		},
 		Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Done.")}},
@@ -134,7 +140,8 @@ func TestRealCodex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := New(Options{Path: bin, Env: env.Vars, Mode: ModeReadOnly, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 500 * time.Millisecond})
+	a := New(Options{Path: bin, Env: env.Vars, Mode: ModeReadOnly, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 500 * time.Millisecond,
+		SpareCwd: env.Dir})
 	defer func() {
 		if err := a.Close(); err != nil {
 			t.Errorf("Close: %v", err)
@@ -197,6 +204,44 @@ func TestRealCodex(t *testing.T) {
 		}
 		if got := rec.text(false); got != "The command ran." {
 			t.Errorf("agent text = %q", got)
+		}
+	})
+
+	t.Run("live command output", func(t *testing.T) {
+		s, rec := open(t, optAccept)
+		if stop, err := prompt(s, "run a slow command"); err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+		}
+		// The output arrives while the command runs: an in-progress
+		// update shows a line before the last is printed. (Codex 0.169
+		// sends no delta for what the command prints before its start
+		// settles, tick1 here: that shows with the completed update.)
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		var live, done bool
+		for _, u := range rec.updates {
+			tu := u.ToolCallUpdate
+			if tu == nil || tu.Status == nil {
+				continue
+			}
+			text := ""
+			for _, c := range tu.Content {
+				if c.Content != nil && c.Content.Text != nil {
+					text += c.Content.Text.Text
+				}
+			}
+			switch {
+			case *tu.Status == acp.ToolCallStatusInProgress && strings.Contains(text, "tick") && !strings.Contains(text, "tick3"):
+				live = !done
+			case *tu.Status == acp.ToolCallStatusCompleted:
+				done = true
+				if !strings.Contains(text, "tick1\ntick2\ntick3") {
+					t.Errorf("completed update shows %q; want the whole output", text)
+				}
+			}
+		}
+		if !live || !done {
+			t.Errorf("live output before completion: %v, completed: %v; updates %s", live, done, mustJSON(rec.updates))
 		}
 	})
 
@@ -309,6 +354,35 @@ func TestRealCodex(t *testing.T) {
 		}
 		if got := rec.text(false); got != "You chose blue." {
 			t.Errorf("agent text = %q; want the model's answer to the choice", got)
+		}
+	})
+
+	t.Run("a question from the model, as a form", func(t *testing.T) {
+		var forms []acp.CreateElicitationRequest
+		rec := newRecorder()
+		cl := rec.client("")
+		cl.Caps = acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}}}
+		cl.Elicit = func(_ context.Context, req acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
+			forms = append(forms, req)
+			return acp.CreateElicitationResponse{Action: acp.ElicitationAccept, Content: map[string]any{"size": "Large"}}, nil
+		}
+		s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: env.Dir}, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		plan := acp.SessionConfigValueID("plan")
+		if _, err := s.SetConfigOption(ctx, acp.SetSessionConfigOptionRequest{ConfigID: cfgCollab, Value: acp.ConfigOptionValue{ID: &plan}}); err != nil {
+			t.Fatal(err)
+		}
+		if stop, err := s.Prompt(ctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("ask in a form")}}); err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+		}
+		if len(forms) != 1 || len(forms[0].RequestedSchema.Properties["size"].OneOf) != 2 || len(rec.asked) != 0 {
+			t.Fatalf("forms %s, permission requests %d; want one form with the question's two choices", mustJSON(forms), len(rec.asked))
+		}
+		if got := rec.text(false); got != "You chose large." {
+			t.Errorf("agent text = %q; want the model's answer to the form", got)
 		}
 	})
 
@@ -435,6 +509,61 @@ func TestRealCodex(t *testing.T) {
 		}
 		if _, err := b.ResumeSession(ctx, acp.ResumeSessionRequest{SessionID: "00000000-0000-7000-8000-000000000000", Cwd: env.Dir}, rec.client("")); !errors.Is(err, acp.ErrResourceNotFound) {
 			t.Errorf("resuming an unknown thread: %v; want resource not found", err)
+		}
+	})
+
+	t.Run("an unused spare thread is not listed", func(t *testing.T) {
+		open(t, "") // leaves a spare for env.Dir behind
+		a.mu.Lock()
+		sp := a.spare
+		a.mu.Unlock()
+		if sp == nil {
+			t.Fatal("no spare thread after session/new")
+		}
+		<-sp.done
+		if sp.err != nil {
+			t.Fatal(sp.err)
+		}
+		cwd := env.Dir
+		list, err := a.ListSessions(ctx, acp.ListSessionsRequest{Cwd: &cwd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, info := range list.Sessions {
+			if string(info.SessionID) == sp.res.Thread.ID {
+				t.Errorf("session/list shows the spare thread %s nobody prompted", info.SessionID)
+			}
+		}
+	})
+
+	t.Run("delete", func(t *testing.T) {
+		s, _ := open(t, "")
+		if stop, err := prompt(s, "say hi"); err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v", stop, err)
+		}
+		id := s.ID()
+		if err := a.DeleteSession(ctx, acp.DeleteSessionRequest{SessionID: id}); err == nil {
+			t.Error("deleting a thread a session still has open succeeded")
+		}
+		s.Close()
+		if err := a.DeleteSession(ctx, acp.DeleteSessionRequest{SessionID: id}); err != nil {
+			t.Fatalf("DeleteSession = %v", err)
+		}
+		cwd := env.Dir
+		list, err := a.ListSessions(ctx, acp.ListSessionsRequest{Cwd: &cwd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, info := range list.Sessions {
+			if info.SessionID == id {
+				t.Errorf("session/list still lists the deleted thread %s", id)
+			}
+		}
+		if _, err := a.ResumeSession(ctx, acp.ResumeSessionRequest{SessionID: id, Cwd: env.Dir}, newRecorder().client("")); !errors.Is(err, acp.ErrResourceNotFound) {
+			t.Errorf("resuming the deleted thread: %v; want resource not found", err)
+		}
+		if err := a.DeleteSession(ctx, acp.DeleteSessionRequest{SessionID: id}); !errors.Is(err, acp.ErrResourceNotFound) {
+			t.Errorf("deleting it again: %v; want resource not found", err)
 		}
 	})
 }

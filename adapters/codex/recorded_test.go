@@ -109,7 +109,8 @@ func (r *replayer) note(format string, args ...any) {
 // renumbered), and machine paths were replaced by /project and /root.
 func TestRecordedCommandAndPatch(t *testing.T) {
 	r := &replayer{es: loadRecording(t, "command_patch.jsonl")}
-	a := New(Options{Mode: ModeReadOnly, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+	// NoSpare: the recording has one thread/start, the session's own.
+	a := New(Options{Mode: ModeReadOnly, NoSpare: true, Logger: zerolog.New(zerolog.NewTestWriter(t)),
 		Launch: func(context.Context, proc.Spec) (proc.Process, error) {
 			return proc.InProcess("codex", r.run), nil
 		}})

@@ -20,7 +20,10 @@ type Session struct {
 	// cfg is the thread's config override (MCP servers, writable roots),
 	// given again when the thread is resumed in a new app-server.
 	cfg map[string]any
-	q   queue
+	// q holds the app-server's messages about the thread; a session on a
+	// spare thread takes over the spare's queue, with what Codex said
+	// about the thread before the session opened.
+	q *queue
 
 	// thread is the Codex thread id, also the ACP session id. Set before
 	// the session is published.
@@ -43,7 +46,7 @@ type Session struct {
 
 func newSession(a *Adapter, c acp.Client, cwd, mode string) *Session {
 	closing, close := context.WithCancel(context.Background())
-	return &Session{a: a, client: c, cwd: cwd, set: settings{mode: mode}, q: queue{signal: make(chan struct{}, 1)},
+	return &Session{a: a, client: c, cwd: cwd, set: settings{mode: mode}, q: newQueue(),
 		closing: closing, close: close}
 }
 
@@ -136,6 +139,9 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	if err != nil {
 		return "", err
 	}
+	if err := s.a.loginError(srv); err != nil {
+		return "", err
+	}
 	s.mu.Lock()
 	set := s.set
 	s.mu.Unlock()
@@ -176,7 +182,7 @@ type turn struct {
 	id  string
 	tr  *translator
 	// failure is the last error Codex reported for the turn.
-	failure string
+	failure *codexError
 	// asking holds the questions (approvals) put to the editor and not yet
 	// answered, by the app-server's request id; answers brings each one's
 	// answer from the goroutine that waits for the editor. Both are used
@@ -305,7 +311,7 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 		return t.completed(ctx, ev.Turn)
 	case nError:
 		if ev.Error != nil && !ev.WillRetry {
-			t.failure = ev.Error.Message
+			t.failure = ev.Error
 		}
 		return "", false, nil
 	}
@@ -325,11 +331,19 @@ func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, boo
 		if ctx.Err() != nil {
 			return acp.StopReasonCancelled, true, nil
 		}
-		msg := t.failure
+		f := t.failure
 		if ti.Error != nil && ti.Error.Message != "" {
-			msg = ti.Error.Message
+			f = ti.Error
 		}
-		return "", true, fmt.Errorf("codex turn failed: %s", msg)
+		if f == nil {
+			f = &codexError{Message: "no reason given"}
+		}
+		if unauthorized(f.Info) {
+			// The provider refused Codex's credentials: the editor can
+			// authenticate and retry (ACP auth-required).
+			return "", true, authRequired(f.Message)
+		}
+		return "", true, fmt.Errorf("codex turn failed: %s", f.Message)
 	}
 	return acp.StopReasonEndTurn, true, nil
 }
@@ -339,7 +353,7 @@ func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, boo
 func (t *turn) request(ctx context.Context, m *message, ev *event) {
 	c := t.srv.c
 	if m.Method == rUserInput && ev.TurnID == t.id && ctx.Err() == nil {
-		t.askUser(ctx, m.ID, ev.Questions)
+		t.askUser(ctx, m.ID, ev)
 		return
 	}
 	if m.Method == rPermissions && ev.TurnID == t.id && ctx.Err() == nil {
@@ -453,6 +467,8 @@ type queue struct {
 	items  []*message    // guarded by mu
 	signal chan struct{} // 1-buffered: something was pushed
 }
+
+func newQueue() *queue { return &queue{signal: make(chan struct{}, 1)} }
 
 func (q *queue) push(m *message) {
 	q.mu.Lock()

@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,23 +24,36 @@ import (
 const codexDeltas = 20000
 
 // BenchmarkCodex measures acpbridge on the real Codex CLI side by side with
-// the raw app-server driven directly (the floor), on the same binary and
-// the same scripted Responses server (in this process, on 127.0.0.1), with
-// a fresh CODEX_HOME per sample. `make bench-codex` runs it. Each b.Loop
-// iteration is one round: one sample of each subject, in an order that
-// alternates between rounds. A sample is one process lifetime:
+// the peer adapter (@agentclientprotocol/codex-acp, pinned in bench/peer,
+// run with CODEX_PATH at the same binary) and with the raw app-server
+// driven directly (the floor), on the same binary and the same scripted
+// Responses server (in this process, on 127.0.0.1), with a fresh
+// CODEX_HOME per sample. `make bench-codex` runs it. Each b.Loop iteration
+// is one round: one sample of each subject, in an order that rotates
+// between rounds. A sample is one process lifetime:
 //
 //	initialize (to its answer), session/new or thread/start (to its answer),
 //	the cold path (from sending session/new or thread/start to the first
 //	agent text of a prompt sent at its answer), then a second prompt
 //	streaming codexDeltas text deltas (from sending it to the end of the
-//	turn: the prompt's answer, or turn/completed), then the peak RSS of
-//	the subject's own process (acpbridge's, not the app-server's).
+//	turn: the prompt's answer, or turn/completed), then a second
+//	session/new or thread/start in the now warm process (new2), then the
+//	peak RSS of the subject's own process (the adapter's, not the
+//	app-server's).
 //
-// Reported: the medians per subject (bridge-*, raw-*: init-ms, new-ms,
-// cold-ms, turn-ms; bridge-rss-MB the largest), cold-ms-over-raw (acpbridge
-// cold path minus the raw one) and turn-ratio-vs-raw. The peer adapter
-// (@agentclientprotocol/codex-acp) is not measured here yet.
+// acpbridge answers initialize before Codex has started and the peer
+// after, so the first session/new carries the app-server's start for
+// acpbridge only: setup-ms (initialize plus the first session/new),
+// start-to-chunk-ms (initialize plus the cold path: from the first byte
+// sent to the first agent text) and new2-ms compare like with like.
+//
+// Reported: the medians per subject (bridge-*, peer-*, raw-*: init-ms,
+// new-ms, cold-ms, turn-ms, new2-ms, setup-ms, start-to-chunk-ms, rss-MB),
+// cold-ms-over-raw (acpbridge cold path minus the raw one) and
+// start-to-chunk-ms-over-raw, turn-ratio-vs-raw, the init,
+// new, new2 and setup -ratio-vs-codex-peer and rss-ratio-vs-peer. Without
+// node or the installed peer, the peer is left out (make bench-codex
+// installs it).
 func BenchmarkCodex(b *testing.B) {
 	skipUnderRace(b)
 	bin := codexenv.Require(b)
@@ -50,57 +65,101 @@ func BenchmarkCodex(b *testing.B) {
 	srv := modelserver.New(sc, modelserver.Options{})
 	url := srv.Start()
 	defer srv.Close()
-	var bridge, raw []codexSample
+	type subject struct {
+		name   string
+		sample func() codexSample
+	}
+	subjects := []subject{
+		{"bridge", func() codexSample {
+			return codexACPSample(b, bin, url, []string{binPath, "codex", "--codex-path", bin}, nil)
+		}},
+		{"raw", func() codexSample { return codexRawSample(b, bin, url) }},
+	}
+	if node, peer := codexPeer(); peer != "" {
+		subjects = append(subjects, subject{"peer", func() codexSample {
+			return codexACPSample(b, bin, url, []string{node, peer}, []string{"CODEX_PATH=" + bin})
+		}})
+	} else {
+		b.Log("peer adapter not installed (make bench-codex installs it; node is needed too): not measured")
+	}
+	samples := map[string][]codexSample{}
 	round := 0
 	for b.Loop() {
-		subjects := []func() codexSample{
-			func() codexSample { return codexBridgeSample(b, bin, url) },
-			func() codexSample { return codexRawSample(b, bin, url) },
-		}
-		if round%2 == 1 {
-			slices.Reverse(subjects)
-		}
-		for i, f := range subjects {
-			s := f()
-			if (i == 0) == (round%2 == 0) {
-				bridge = append(bridge, s)
-			} else {
-				raw = append(raw, s)
-			}
+		for i := range subjects {
+			subj := subjects[(i+round)%len(subjects)]
+			samples[subj.name] = append(samples[subj.name], subj.sample())
 		}
 		round++
 	}
-	med := func(ss []codexSample, f func(codexSample) time.Duration) float64 {
+	reportCodex(b, samples)
+}
+
+// codexPeer returns node and the peer adapter's entry script, or "" when
+// either is missing.
+func codexPeer() (node, peer string) {
+	peer = filepath.Join(repoRoot(), "bench", "peer", "node_modules", "@agentclientprotocol", "codex-acp", "dist", "index.js")
+	node, err := exec.LookPath("node")
+	if _, serr := os.Stat(peer); serr != nil || err != nil {
+		return "", ""
+	}
+	return node, peer
+}
+
+func reportCodex(b *testing.B, samples map[string][]codexSample) {
+	med := func(ss []codexSample, f func(codexSample) float64) float64 {
 		v := make([]float64, len(ss))
 		for i, s := range ss {
-			v[i] = float64(f(s)) / float64(time.Millisecond)
+			v[i] = f(s)
 		}
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
-	for _, subj := range []struct {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	metrics := []struct {
 		name string
-		ss   []codexSample
-	}{{"bridge", bridge}, {"raw", raw}} {
-		b.ReportMetric(med(subj.ss, func(s codexSample) time.Duration { return s.init }), subj.name+"-init-ms")
-		b.ReportMetric(med(subj.ss, func(s codexSample) time.Duration { return s.new }), subj.name+"-new-ms")
-		b.ReportMetric(med(subj.ss, func(s codexSample) time.Duration { return s.cold }), subj.name+"-cold-ms")
-		b.ReportMetric(med(subj.ss, func(s codexSample) time.Duration { return s.turn }), subj.name+"-turn-ms")
+		f    func(codexSample) float64
+	}{
+		{"init-ms", func(s codexSample) float64 { return ms(s.init) }},
+		{"new-ms", func(s codexSample) float64 { return ms(s.new) }},
+		{"cold-ms", func(s codexSample) float64 { return ms(s.cold) }},
+		{"turn-ms", func(s codexSample) float64 { return ms(s.turn) }},
+		{"new2-ms", func(s codexSample) float64 { return ms(s.new2) }},
+		{"setup-ms", func(s codexSample) float64 { return ms(s.init + s.new) }},
+		{"start-to-chunk-ms", func(s codexSample) float64 { return ms(s.init + s.cold) }},
+		{"rss-MB", func(s codexSample) float64 { return float64(s.rss) / (1 << 20) }},
 	}
-	var rss int64
-	for _, s := range bridge {
-		rss = max(rss, s.rss)
+	fig := map[string]map[string]float64{}
+	for _, name := range []string{"bridge", "peer", "raw"} {
+		ss := samples[name]
+		if len(ss) == 0 {
+			continue
+		}
+		fig[name] = map[string]float64{}
+		for _, m := range metrics {
+			if name == "raw" && m.name == "rss-MB" {
+				continue // the floor has no adapter process
+			}
+			v := med(ss, m.f)
+			fig[name][m.name] = v
+			b.ReportMetric(v, name+"-"+m.name)
+		}
 	}
-	b.ReportMetric(float64(rss)/(1<<20), "bridge-rss-MB")
-	coldB, coldR := med(bridge, func(s codexSample) time.Duration { return s.cold }), med(raw, func(s codexSample) time.Duration { return s.cold })
-	turnB, turnR := med(bridge, func(s codexSample) time.Duration { return s.turn }), med(raw, func(s codexSample) time.Duration { return s.turn })
-	b.ReportMetric(coldB-coldR, "cold-ms-over-raw")
-	b.ReportMetric(turnB/turnR, "turn-ratio-vs-raw")
+	br, raw := fig["bridge"], fig["raw"]
+	b.ReportMetric(br["cold-ms"]-raw["cold-ms"], "cold-ms-over-raw")
+	b.ReportMetric(br["start-to-chunk-ms"]-raw["start-to-chunk-ms"], "start-to-chunk-ms-over-raw")
+	b.ReportMetric(br["turn-ms"]/raw["turn-ms"], "turn-ratio-vs-raw")
+	if peer, ok := fig["peer"]; ok {
+		b.ReportMetric(br["init-ms"]/peer["init-ms"], "init-ratio-vs-codex-peer")
+		b.ReportMetric(br["new-ms"]/peer["new-ms"], "new-ratio-vs-codex-peer")
+		b.ReportMetric(br["new2-ms"]/peer["new2-ms"], "new2-ratio-vs-codex-peer")
+		b.ReportMetric(br["setup-ms"]/peer["setup-ms"], "setup-ratio-vs-codex-peer")
+		b.ReportMetric(br["rss-MB"]/peer["rss-MB"], "rss-ratio-vs-peer")
+	}
 }
 
 type codexSample struct {
-	init, new, cold, turn time.Duration
-	rss                   int64
+	init, new, cold, turn, new2 time.Duration
+	rss                         int64
 }
 
 // lineConn is a minimal newline-JSON peer over a child's stdio: it sends
@@ -145,6 +204,9 @@ func (c *lineConn) await(tb testing.TB, markers ...string) []byte {
 func startCodexSubject(tb testing.TB, env *codexenv.Env, argv ...string) (*exec.Cmd, *lineConn) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env.Vars, env.Dir
+	// Its own process group: what it leaves behind (an app-server the
+	// peer does not stop) is killed with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -168,20 +230,24 @@ func endCodexSubject(tb testing.TB, cmd *exec.Cmd, c *lineConn) {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if d := time.Since(t0); d > 2*time.Second {
 		tb.Logf("%s took %v to exit after stdin EOF", filepath.Base(cmd.Path), d)
 	}
 }
 
-func codexBridgeSample(tb testing.TB, bin, url string) codexSample {
+// codexACPSample runs one sample of an ACP adapter of Codex (argv, with
+// extra environment): acpbridge or the peer.
+func codexACPSample(tb testing.TB, bin, url string, argv, extraEnv []string) codexSample {
 	env, err := codexenv.New(tb.TempDir(), url, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd, c := startCodexSubject(tb, env, binPath, "codex", "--codex-path", bin)
+	env.Vars = append(env.Vars, extraEnv...)
+	cmd, c := startCodexSubject(tb, env, argv...)
 	defer endCodexSubject(tb, cmd, c)
 	var s codexSample
 	t0 := time.Now()
@@ -201,6 +267,10 @@ func codexBridgeSample(tb testing.TB, bin, url string) codexSample {
 	c.send(tb, fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"stream"}]}}`, sid))
 	c.await(tb, `"id":4`, `"stopReason"`)
 	s.turn = time.Since(t0)
+	t0 = time.Now()
+	c.send(tb, fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, env.Dir))
+	c.await(tb, `"id":5`, `"result"`)
+	s.new2 = time.Since(t0)
 	if s.rss, err = peakRSS(cmd.Process.Pid); err != nil {
 		tb.Fatal(err)
 	}
@@ -233,6 +303,10 @@ func codexRawSample(tb testing.TB, bin, url string) codexSample {
 	c.send(tb, fmt.Sprintf(`{"id":4,"method":"turn/start","params":{"threadId":%q,"input":[{"type":"text","text":"stream","text_elements":[]}]}}`, tid))
 	c.await(tb, `turn/completed`)
 	s.turn = time.Since(t0)
+	t0 = time.Now()
+	c.send(tb, fmt.Sprintf(`{"id":5,"method":"thread/start","params":{"cwd":%q}}`, env.Dir))
+	c.await(tb, `"id":5`, `"result"`)
+	s.new2 = time.Since(t0)
 	return s
 }
 

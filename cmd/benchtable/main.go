@@ -50,8 +50,20 @@ func targetFor(unit string) (target, bool) {
 		return target{"<=", 20}, true
 	case "turn-ratio-vs-cli": // a 20,000-delta turn within 5% of the raw CLI's
 		return target{"<=", 1.05}, true
-	case "rss-ratio-vs-peer": // peak RSS at most 1/5 of the peer's
+	case "rss-ratio-vs-peer": // peak RSS at most 1/5 of the peer's (both benchmarks)
 		return target{"<=", 1.0 / 5}, true
+	// BenchmarkCodex (make bench-codex): acpbridge on the real Codex against
+	// the peer adapter (codex-acp) and the raw app-server.
+	case "init-ratio-vs-codex-peer": // initialize latency, at most 1/20 of the peer's
+		return target{"<=", 1.0 / 20}, true
+	case "new-ratio-vs-codex-peer": // session/new latency, at most 1/10 of the peer's
+		return target{"<=", 1.0 / 10}, true
+	case "cold-ms-over-raw": // first chunk within 20 ms of the raw app-server's
+		return target{"<=", 20}, true
+	case "start-to-chunk-ms-over-raw": // the same from the first byte sent (initialize)
+		return target{"<=", 20}, true
+	case "turn-ratio-vs-raw": // a 20,000-delta turn within 5% of the raw app-server's
+		return target{"<=", 1.05}, true
 	}
 	return target{}, false
 }

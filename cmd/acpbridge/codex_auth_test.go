@@ -1,0 +1,91 @@
+package main_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpbridge/acpbridge/fixtures/codexenv"
+	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+)
+
+// TestSDKClientLogsCodexIn: an editor on the independent SDK meets a
+// Codex with no credentials through the built binary: initialize lists the
+// login methods, session/new is auth-required (-32000), authenticate with
+// the API-key method logs Codex in with the key of the bridge's
+// environment, and the session then opens and answers.
+func TestSDKClientLogsCodexIn(t *testing.T) {
+	bin := codexenv.Require(t)
+	srv := modelserver.New(&modelserver.Scenario{Turns: []modelserver.Turn{
+		{Match: "say hi", Blocks: []modelserver.Block{modelserver.Text("Hi after login.")}},
+	}}, modelserver.Options{})
+	url := srv.Start()
+	defer srv.Close()
+	env, err := codexenv.New(t.TempDir(), url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Codex's own OpenAI provider (the one a login is for), at the
+	// scripted server.
+	if err := os.WriteFile(filepath.Join(env.Home, "config.toml"), []byte(codexenv.OpenAIConfig(url)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range append(env.Vars, "OPENAI_API_KEY=sk-sdk-login", "CODEX_API_KEY=") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	b := startBridge(t, "codex", "--codex-path", bin)
+	cl := &sdkClient{}
+	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
+	conn.SetLogger(quietLogger())
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+
+	init, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	var ids []string
+	for _, m := range init.AuthMethods {
+		if m.Agent != nil {
+			ids = append(ids, m.Agent.Id)
+		}
+	}
+	if strings.Join(ids, ",") != "openai-api-key,chatgpt" {
+		t.Errorf("authMethods = %v; want the API key and ChatGPT", ids)
+	}
+	newSession := func() (sdk.NewSessionResponse, error) {
+		return conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: env.Dir, McpServers: []sdk.McpServer{}})
+	}
+	var re *sdk.RequestError
+	if _, err := newSession(); !errors.As(err, &re) || re.Code != -32000 {
+		t.Fatalf("session/new before login = %v; want -32000", err)
+	}
+	if _, err := conn.Authenticate(ctx, sdk.AuthenticateRequest{MethodId: "openai-api-key"}); err != nil {
+		t.Fatalf("authenticate: %v", err)
+	}
+	sess, err := newSession()
+	if err != nil {
+		t.Fatalf("session/new after login: %v", err)
+	}
+	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("say hi")}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v; want end_turn", res, err)
+	}
+	if got := agentText(cl); got != "Hi after login." {
+		t.Errorf("agent text = %q", got)
+	}
+	reqs := srv.MainRequests()
+	if len(reqs) == 0 || reqs[len(reqs)-1].Header.Get("Authorization") != "Bearer sk-sdk-login" {
+		t.Error("the model request did not carry the key of the bridge's environment")
+	}
+	if b.check.Checked() == 0 {
+		t.Error("no frame was schema-checked")
+	}
+}
