@@ -56,3 +56,50 @@ func emptyChunk(params json.RawMessage) bool {
 	}
 	return false
 }
+
+var updateKindKey = []byte(`"sessionUpdate":"`)
+
+// updateKind returns the sessionUpdate discriminator of a session/update's
+// params without decoding them (the agent's output is compacted by split,
+// so the key is written without spaces), or nil.
+func updateKind(params []byte) []byte {
+	i := bytes.Index(params, updateKindKey)
+	if i < 0 {
+		return nil
+	}
+	rest := params[i+len(updateKindKey):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return nil
+	}
+	return rest[:j]
+}
+
+// zeroUsage drops the usage of a cancelled prompt answer when every count
+// in it is zero: opencode reports that for a cancelled turn, and clients
+// that show usage would reset their display to nothing. The byte tests keep
+// the decode off ordinary answers.
+func zeroUsage(res json.RawMessage) json.RawMessage {
+	if !bytes.Contains(res, []byte(`"usage"`)) || !bytes.Contains(res, []byte(`"cancelled"`)) {
+		return res
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(res, &m) != nil || string(m["stopReason"]) != `"cancelled"` {
+		return res
+	}
+	var usage map[string]json.Number
+	if json.Unmarshal(m["usage"], &usage) != nil {
+		return res
+	}
+	for _, n := range usage {
+		if f, err := n.Float64(); err != nil || f != 0 {
+			return res
+		}
+	}
+	delete(m, "usage")
+	out, err := json.Marshal(m)
+	if err != nil {
+		return res
+	}
+	return out
+}
