@@ -121,6 +121,9 @@ type options struct {
 	grace      time.Duration
 	answer     func(method string, params json.RawMessage) (any, error)
 	answerWith func(e *editor, method string, params json.RawMessage) (any, error)
+	// agent, when set, is the agent to run instead of the scripted one
+	// (its Logger, Trace and grace fields are the harness's).
+	agent *acpadapter.Options
 }
 
 // start serves a bridge for the scripted agent until the test ends.
@@ -134,26 +137,28 @@ func start(t *testing.T, o options) *editor {
 		wait: map[string]chan frame{}, noted: make(chan struct{}, 1), toAgent: make(chan string, 1000),
 		cancels: make(chan json.RawMessage, 10)}
 	log := zerolog.New(zerolog.NewTestWriter(t))
-	e.agent = acpadapter.New(acpadapter.Options{
-		Name: "acpagent", Path: exe,
-		Env:         append([]string{agentEnv + "=1", "ACPAGENT_STATE=" + t.TempDir()}, o.env...),
-		CancelGrace: o.grace, StopGrace: 200 * time.Millisecond, Logger: log,
-		Trace: func(toAgent bool, line []byte) {
-			var f frame
-			if toAgent && json.Unmarshal(line, &f) == nil && f.Method != "" {
+	ao := acpadapter.Options{Name: "acpagent", Path: exe,
+		Env: append([]string{agentEnv + "=1", "ACPAGENT_STATE=" + t.TempDir()}, o.env...)}
+	if o.agent != nil {
+		ao = *o.agent
+	}
+	ao.CancelGrace, ao.StopGrace, ao.Logger = o.grace, 200*time.Millisecond, log
+	ao.Trace = func(toAgent bool, line []byte) {
+		var f frame
+		if toAgent && json.Unmarshal(line, &f) == nil && f.Method != "" {
+			select {
+			case e.toAgent <- f.Method:
+			default:
+			}
+			if f.Method == "session/cancel" {
 				select {
-				case e.toAgent <- f.Method:
+				case e.cancels <- f.Params:
 				default:
 				}
-				if f.Method == "session/cancel" {
-					select {
-					case e.cancels <- f.Params:
-					default:
-					}
-				}
 			}
-		},
-	})
+		}
+	}
+	e.agent = acpadapter.New(ao)
 	srv := bridge.New(e.agent, bridge.Options{Logger: log})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

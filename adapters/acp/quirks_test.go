@@ -406,3 +406,48 @@ func TestModesFromConfigOption(t *testing.T) {
 		t.Errorf("after the agent switched mode the editor got %q, want %q", got, want)
 	}
 }
+
+// TestLoadWithheld: an agent whose session/load loses the stored session
+// (Gemini CLI, known by its agentInfo name) is not offered to the editor
+// with loadSession, and a load the editor asks anyway is refused by the
+// bridge without reaching an agent; a session whose agent died cannot be
+// re-attached by load either.
+func TestLoadWithheld(t *testing.T) {
+	t.Parallel()
+	e := start(t, options{env: []string{"ACPAGENT_NAME=gemini-cli"}})
+	f := e.call("initialize", map[string]any{"protocolVersion": 1})
+	var init struct {
+		Caps map[string]any `json:"agentCapabilities"`
+	}
+	if json.Unmarshal(f.Result, &init) != nil || init.Caps["loadSession"] != false {
+		t.Fatalf("initialize answer %s, want loadSession false", f.Result)
+	}
+	f = e.call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}})
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(f.Result, &r)
+	stopReason(t, e.call("session/prompt", prompt(r.SessionID, "remember me")))
+	drain(e.toAgent)
+
+	e2 := start(t, options{env: []string{"ACPAGENT_NAME=gemini-cli"}})
+	e2.call("initialize", map[string]any{"protocolVersion": 1})
+	f = e2.call("session/load", map[string]any{"sessionId": r.SessionID, "cwd": t.TempDir(), "mcpServers": []any{}})
+	if f.Error == nil || f.Error.Code != -32601 {
+		t.Errorf("session/load answered %s %+v, want the bridge's -32601", f.Result, f.Error)
+	}
+	if m := drain(e2.toAgent); contains(m, "session/load") {
+		t.Errorf("the load reached an agent: %v", m)
+	}
+
+	if f := e.call("session/prompt", prompt(r.SessionID, "die")); f.Error == nil {
+		t.Fatalf("prompt answered %s after the agent died", f.Result)
+	}
+	f = e.call("session/prompt", prompt(r.SessionID, "still there?"))
+	if f.Error == nil || !strings.Contains(f.Error.Message, "open a new session") {
+		t.Errorf("prompt after the agent died: %s %+v, want an error saying to open a new session", f.Result, f.Error)
+	}
+	if m := drain(e.toAgent); contains(m, "session/load") {
+		t.Errorf("the re-attach sent session/load: %v", m)
+	}
+}

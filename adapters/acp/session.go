@@ -39,6 +39,10 @@ func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessag
 	}
 	var dir string
 	json.Unmarshal(fields["cwd"], &dir)
+	if method == acp.MethodSessionLoad && a.capabilities().loadWithheld {
+		return nil, nil, acp.NewError(acp.CodeMethodNotFound,
+			"Method not found: session/load is not offered: "+a.opts.Name+"'s load loses the stored session; its turns stay on disk for the agent's own resume", nil)
+	}
 	q := newQuirkClient(rc)
 	c, _, err := a.dial(ctx, dir, rc.InitializeParams(), q)
 	if err != nil {
