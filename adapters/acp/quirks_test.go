@@ -49,11 +49,26 @@ func toolStatuses(notes []frame, id string) []string {
 	return out
 }
 
-// answerPermission answers every permission request with option.
+// answerPermission answers every permission request with option, or
+// with the first reject option when option is "".
 func answerPermission(option string) func(string, json.RawMessage) (any, error) {
-	return func(method string, _ json.RawMessage) (any, error) {
+	return func(method string, params json.RawMessage) (any, error) {
 		if method != "session/request_permission" {
 			return nil, nil
+		}
+		if option == "" {
+			var p struct {
+				Options []struct {
+					OptionID string `json:"optionId"`
+					Kind     string `json:"kind"`
+				} `json:"options"`
+			}
+			json.Unmarshal(params, &p)
+			for _, o := range p.Options {
+				if strings.HasPrefix(o.Kind, "reject") {
+					return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": o.OptionID}}, nil
+				}
+			}
 		}
 		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": option}}, nil
 	}

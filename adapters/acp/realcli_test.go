@@ -15,12 +15,12 @@ import (
 	"github.com/acpbridge/acpbridge/fixtures/modelserver"
 )
 
-// geminiOptions runs the pinned Gemini CLI offline against srv (see
-// fixtures/agentenv). Without the CLI the test skips, or fails under
-// CI=true.
-func geminiOptions(t *testing.T, url, root string) (acpadapter.Options, *agentenv.Env) {
+// cliOptions runs the named pinned CLI offline against the model server
+// at url (see fixtures/agentenv). Without the CLI the test skips, or fails
+// under CI=true.
+func cliOptions(t *testing.T, name, url, root string) (acpadapter.Options, *agentenv.Env) {
 	t.Helper()
-	env, err := agentenv.New("gemini", agentenv.Options{ModelURL: url, Root: root})
+	env, err := agentenv.New(name, agentenv.Options{ModelURL: url, Root: root})
 	if errors.Is(err, agentenv.ErrNotInstalled) {
 		if os.Getenv("CI") == "true" {
 			t.Fatal(err)
@@ -30,7 +30,7 @@ func geminiOptions(t *testing.T, url, root string) (acpadapter.Options, *agenten
 	if err != nil {
 		t.Fatal(err)
 	}
-	return acpadapter.Options{Name: "gemini", Path: env.Argv[0], Args: env.Argv[1:], Env: env.Env}, env
+	return acpadapter.Options{Name: name, Path: env.Argv[0], Args: env.Argv[1:], Env: env.Env}, env
 }
 
 // geminiChats returns the contents of Gemini CLI's stored files of session
@@ -72,7 +72,7 @@ func TestGeminiStoredSessionProtected(t *testing.T) {
 	}, modelserver.Options{Logf: t.Logf})
 	url := srv.Start()
 	t.Cleanup(srv.Close)
-	ao, env := geminiOptions(t, url, t.TempDir())
+	ao, env := cliOptions(t, "gemini", url, t.TempDir())
 
 	e := start(t, options{agent: &ao})
 	f := e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
