@@ -196,6 +196,42 @@ func (m *modeConfig) forward(ctx context.Context, c *agentConn, sid acp.SessionI
 	switch {
 	case method == acp.MethodSessionSetConfigOption && options:
 		return m.setOption(ctx, c, sid, params)
+	case (method == acp.MethodSessionSetMode || method == acp.MethodSessionSetModel) && options:
+		// The editor used the agent's own method: the synthesised
+		// options follow it.
+		res, err := c.call(ctx, method, params)
+		if err == nil {
+			var r struct {
+				ModeID  string `json:"modeId"`
+				ModelID string `json:"modelId"`
+			}
+			json.Unmarshal(params, &r)
+			m.mu.Lock()
+			if m.modes != nil && r.ModeID != "" {
+				m.modes.CurrentModeID = acp.SessionModeID(r.ModeID)
+			}
+			if m.models != nil && r.ModelID != "" {
+				m.models.CurrentModelID = r.ModelID
+			}
+			m.mu.Unlock()
+		}
+		return res, true, err
+	case method == acp.MethodSessionSetConfigOption && modeOption != "":
+		res, err := c.call(ctx, method, params)
+		if err == nil {
+			var r struct {
+				ConfigOptions []agentOption `json:"configOptions"`
+			}
+			json.Unmarshal(res, &r)
+			m.mu.Lock()
+			for _, o := range r.ConfigOptions {
+				if o.ID == m.modeOption {
+					m.current = o.CurrentValue
+				}
+			}
+			m.mu.Unlock()
+		}
+		return res, true, err
 	case method == acp.MethodSessionSetMode && modeOption != "":
 		var r struct {
 			ModeID string `json:"modeId"`
@@ -211,7 +247,7 @@ func (m *modeConfig) forward(ctx context.Context, c *agentConn, sid acp.SessionI
 		m.mu.Lock()
 		m.current = r.ModeID
 		m.mu.Unlock()
-		_ = res
+		_ = res // set_mode answers nothing of the options
 		return json.RawMessage(`{}`), true, nil
 	}
 	return nil, false, nil

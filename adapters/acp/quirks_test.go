@@ -359,6 +359,19 @@ func TestConfigOptionsFromModes(t *testing.T) {
 		}
 	}
 
+	// The agent's own method, used by the editor: the options follow.
+	if f := e.call("session/set_model", map[string]any{"sessionId": sid, "modelId": "auto"}); f.Error != nil {
+		t.Fatalf("set_model: %+v", f.Error)
+	}
+	f := e.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": "mode", "value": "ask"})
+	var r struct {
+		ConfigOptions []configOption `json:"configOptions"`
+	}
+	json.Unmarshal(f.Result, &r)
+	if len(r.ConfigOptions) != 2 || r.ConfigOptions[1].CurrentValue != "auto" {
+		t.Errorf("after set_model auto the options are %+v", r.ConfigOptions)
+	}
+
 	before := e.noteCount()
 	stopReason(t, e.call("session/prompt", prompt(sid, "switch ask")))
 	var got []string
@@ -375,7 +388,7 @@ func TestConfigOptionsFromModes(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"current_mode_update ask", "config_option_update mode=ask", "config_option_update model=pro"}
+	want := []string{"current_mode_update ask", "config_option_update mode=ask", "config_option_update model=auto"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after the agent switched mode the editor got\n %q\nwant %q", got, want)
 	}
@@ -407,8 +420,12 @@ func TestModesFromConfigOption(t *testing.T) {
 	if m := drain(e.toAgent); !contains(m, "session/set_config_option") {
 		t.Errorf("bridge sent %v to the agent, want session/set_config_option", m)
 	}
+	// The agent's own method, used by the editor: the modes follow.
+	if f := e.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": "mode", "value": "ask"}); f.Error != nil {
+		t.Fatalf("set_config_option: %+v", f.Error)
+	}
 	before := e.noteCount()
-	stopReason(t, e.call("session/prompt", prompt(sid, "switch ask")))
+	stopReason(t, e.call("session/prompt", prompt(sid, "switch code")))
 	var got []string
 	for _, u := range updates(e.notesSince(before)) {
 		if k := u["sessionUpdate"].(string); k == "current_mode_update" {
@@ -417,7 +434,7 @@ func TestModesFromConfigOption(t *testing.T) {
 			got = append(got, k)
 		}
 	}
-	if want := []string{"config_option_update", "current_mode_update ask"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"config_option_update", "current_mode_update code"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("after the agent switched mode the editor got %q, want %q", got, want)
 	}
 }
