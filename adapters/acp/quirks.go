@@ -57,22 +57,33 @@ func emptyChunk(params json.RawMessage) bool {
 	return false
 }
 
-var updateKindKey = []byte(`"sessionUpdate":"`)
+// updateKindKey is the tail of the "sessionUpdate" key: searched from its
+// capital U, rarer in params than the quote or the s of the whole key, so
+// the search skips ahead in a few jumps (a fifth of the cost per update
+// of searching for the whole key; BenchmarkQuirkClientChunk).
+var updateKindKey = []byte(`Update":"`)
 
 // updateKind returns the sessionUpdate discriminator of a session/update's
 // params without decoding them (the agent's output is compacted by split,
 // so the key is written without spaces), or nil.
 func updateKind(params []byte) []byte {
-	i := bytes.Index(params, updateKindKey)
-	if i < 0 {
-		return nil
+	for off := 0; ; {
+		i := bytes.Index(params[off:], updateKindKey)
+		if i < 0 {
+			return nil
+		}
+		i += off
+		off = i + len(updateKindKey)
+		if i < len(`"session`) || string(params[i-len(`"session`):i]) != `"session` {
+			continue
+		}
+		rest := params[off:]
+		j := bytes.IndexByte(rest, '"')
+		if j < 0 {
+			return nil
+		}
+		return rest[:j]
 	}
-	rest := params[i+len(updateKindKey):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return nil
-	}
-	return rest[:j]
 }
 
 // zeroUsage drops the usage of a cancelled prompt answer when every count
