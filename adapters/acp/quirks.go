@@ -61,14 +61,14 @@ func emptyChunk(params json.RawMessage) bool {
 // capital U, rarer in params than the quote or the s of the whole key, so
 // the search skips ahead in a few jumps (a fifth of the cost per update
 // of searching for the whole key; BenchmarkQuirkClientChunk).
-var updateKindKey = []byte(`Update":"`)
+const updateKindKey = `Update":"`
 
 // updateKind returns the sessionUpdate discriminator of a session/update's
 // params without decoding them (the agent's output is compacted by split,
 // so the key is written without spaces), or nil.
 func updateKind(params []byte) []byte {
 	for off := 0; ; {
-		i := bytes.Index(params[off:], updateKindKey)
+		i := bytes.Index(params[off:], []byte(updateKindKey))
 		if i < 0 {
 			return nil
 		}
