@@ -65,8 +65,21 @@ const updateKindKey = `Update":"`
 
 // updateKind returns the sessionUpdate discriminator of a session/update's
 // params without decoding them (the agent's output is compacted by split,
-// so the key is written without spaces), or nil.
+// so the key is written without spaces), or nil. The usual layout is read
+// in place; any other is searched.
 func updateKind(params []byte) []byte {
+	// The layout every CLI writes, sessionId first, is read in place.
+	const head, mid = `{"sessionId":"`, `","update":{"sessionUpdate":"`
+	if bytes.HasPrefix(params, []byte(head)) {
+		if i := bytes.IndexByte(params[len(head):], '"'); i >= 0 {
+			if rest := params[len(head)+i:]; bytes.HasPrefix(rest, []byte(mid)) {
+				rest = rest[len(mid):]
+				if j := bytes.IndexByte(rest, '"'); j >= 0 {
+					return rest[:j]
+				}
+			}
+		}
+	}
 	for off := 0; ; {
 		i := bytes.Index(params[off:], []byte(updateKindKey))
 		if i < 0 {

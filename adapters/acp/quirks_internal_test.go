@@ -44,6 +44,8 @@ func TestUpdateKind(t *testing.T) {
 		{`{"sessionId":"sUpdate\":\"x","update":{"lastUpdate":"y","sessionUpdate":"tool_call","toolCallId":"t"}}`, "tool_call"},
 		{`{"update":{"content":{"type":"text","text":"\"sessionUpdate\":\"fake\""},"sessionUpdate":"agent_thought_chunk"},"sessionId":"s"}`, "agent_thought_chunk"},
 		{`{"sessionId":"s","update":{}}`, ""},
+		{`{"sessionId":"a\",\"update\":{\"sessionUpdate\":\"x","update":{"sessionUpdate":"plan"}}`, "plan"},
+		{`{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1}}`, "usage_update"},
 		{`{"sessionId":"s","update":{"sessionUpdate":"cut`, ""},
 	} {
 		if got := string(updateKind([]byte(tt.params))); got != tt.want {
