@@ -187,8 +187,8 @@ func (m *modeConfig) modesFrom(options json.RawMessage) *acp.SessionModeState {
 	return nil
 }
 
-// forward serves the requests that synthesised state answers: it returns
-// handled false for every other request.
+// forward serves the requests that synthesised state answers or must
+// follow: it returns handled false for every other request.
 func (m *modeConfig) forward(ctx context.Context, c *agentConn, sid acp.SessionID, method string, params json.RawMessage) (res json.RawMessage, handled bool, err error) {
 	m.mu.Lock()
 	options, modeOption := m.options, m.modeOption
@@ -201,56 +201,74 @@ func (m *modeConfig) forward(ctx context.Context, c *agentConn, sid acp.SessionI
 		// options follow it.
 		res, err := c.call(ctx, method, params)
 		if err == nil {
-			var r struct {
-				ModeID  string `json:"modeId"`
-				ModelID string `json:"modelId"`
-			}
-			json.Unmarshal(params, &r)
-			m.mu.Lock()
-			if m.modes != nil && r.ModeID != "" {
-				m.modes.CurrentModeID = acp.SessionModeID(r.ModeID)
-			}
-			if m.models != nil && r.ModelID != "" {
-				m.models.CurrentModelID = r.ModelID
-			}
-			m.mu.Unlock()
+			m.followOwn(params)
 		}
 		return res, true, err
 	case method == acp.MethodSessionSetConfigOption && modeOption != "":
 		res, err := c.call(ctx, method, params)
 		if err == nil {
-			var r struct {
-				ConfigOptions []agentOption `json:"configOptions"`
-			}
-			json.Unmarshal(res, &r)
-			m.mu.Lock()
-			for _, o := range r.ConfigOptions {
-				if o.ID == m.modeOption {
-					m.current = o.CurrentValue
-				}
-			}
-			m.mu.Unlock()
+			m.followOptions(res)
 		}
 		return res, true, err
 	case method == acp.MethodSessionSetMode && modeOption != "":
-		var r struct {
-			ModeID string `json:"modeId"`
-		}
-		if err := json.Unmarshal(params, &r); err != nil || r.ModeID == "" {
-			return nil, true, acp.InvalidParams("modeId", "a mode id is required")
-		}
-		p, _ := json.Marshal(map[string]any{"sessionId": sid, "configId": modeOption, "value": r.ModeID})
-		res, err := c.call(ctx, acp.MethodSessionSetConfigOption, p)
-		if err != nil {
-			return nil, true, err
-		}
-		m.mu.Lock()
-		m.current = r.ModeID
-		m.mu.Unlock()
-		_ = res // set_mode answers nothing of the options
-		return json.RawMessage(`{}`), true, nil
+		return m.setModeByOption(ctx, c, sid, modeOption, params)
 	}
 	return nil, false, nil
+}
+
+// followOwn records a mode or model the agent accepted through its own
+// set_mode or set_model.
+func (m *modeConfig) followOwn(params json.RawMessage) {
+	var r struct {
+		ModeID  string `json:"modeId"`
+		ModelID string `json:"modelId"`
+	}
+	json.Unmarshal(params, &r)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.modes != nil && r.ModeID != "" {
+		m.modes.CurrentModeID = acp.SessionModeID(r.ModeID)
+	}
+	if m.models != nil && r.ModelID != "" {
+		m.models.CurrentModelID = r.ModelID
+	}
+}
+
+// followOptions records the mode in the agent's answer to its own
+// set_config_option.
+func (m *modeConfig) followOptions(res json.RawMessage) {
+	var r struct {
+		ConfigOptions []agentOption `json:"configOptions"`
+	}
+	json.Unmarshal(res, &r)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, o := range r.ConfigOptions {
+		if o.ID == m.modeOption {
+			m.current = o.CurrentValue
+		}
+	}
+}
+
+// setModeByOption serves session/set_mode with the agent's mode config
+// option.
+func (m *modeConfig) setModeByOption(ctx context.Context, c *agentConn, sid acp.SessionID, option string, params json.RawMessage) (json.RawMessage, bool, error) {
+	var r struct {
+		ModeID string `json:"modeId"`
+	}
+	if err := json.Unmarshal(params, &r); err != nil || r.ModeID == "" {
+		return nil, true, acp.InvalidParams("modeId", "a mode id is required")
+	}
+	p, _ := json.Marshal(map[string]any{"sessionId": sid, "configId": option, "value": r.ModeID})
+	res, err := c.call(ctx, acp.MethodSessionSetConfigOption, p)
+	if err != nil {
+		return nil, true, fmt.Errorf("setting the mode with %s: %w", acp.MethodSessionSetConfigOption, err)
+	}
+	m.mu.Lock()
+	m.current = r.ModeID
+	m.mu.Unlock()
+	m.followOptions(res)
+	return json.RawMessage(`{}`), true, nil
 }
 
 // setOption serves session/set_config_option for a synthesised option with

@@ -309,7 +309,8 @@ func openWith(t *testing.T, e *editor, res any) string {
 // change the agent reports is reported as a config change too.
 func TestConfigOptionsFromModes(t *testing.T) {
 	t.Parallel()
-	e := start(t, options{env: []string{"ACPAGENT_CONFIG=gemini"}})
+	env := []string{"ACPAGENT_CONFIG=gemini", "ACPAGENT_STATE=" + t.TempDir()}
+	e := start(t, options{env: env})
 	var opened struct {
 		ConfigOptions []configOption `json:"configOptions"`
 		Models        struct {
@@ -391,6 +392,17 @@ func TestConfigOptionsFromModes(t *testing.T) {
 	want := []string{"current_mode_update ask", "config_option_update mode=ask", "config_option_update model=auto"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after the agent switched mode the editor got\n %q\nwant %q", got, want)
+	}
+
+	// A load's answer is completed the same way.
+	e2 := start(t, options{env: env})
+	e2.call("initialize", map[string]any{"protocolVersion": 1})
+	f = e2.call("session/load", map[string]any{"sessionId": sid, "cwd": t.TempDir(), "mcpServers": []any{}})
+	var loaded struct {
+		ConfigOptions []configOption `json:"configOptions"`
+	}
+	if f.Error != nil || json.Unmarshal(f.Result, &loaded) != nil || len(loaded.ConfigOptions) != 2 {
+		t.Errorf("session/load answer %s %+v, want the mode and model options", f.Result, f.Error)
 	}
 }
 
