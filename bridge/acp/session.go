@@ -160,6 +160,7 @@ type CancelCause struct {
 	Params json.RawMessage
 }
 
+// Error says what ended the turn.
 func (c *CancelCause) Error() string { return "turn cancelled by session/cancel" }
 
 // CancelRequestNotification is the params of $/cancel_request.
