@@ -204,7 +204,7 @@ func (c *connection) preempt(_ context.Context, req *jsonrpc.Request) bool {
 		return true
 	}
 	if s := c.session(n.SessionID); s != nil {
-		s.cancel()
+		s.cancelBy(req.Params)
 	} else {
 		c.log.Debug().Str("session", string(n.SessionID)).Msg("session/cancel for unknown session ignored")
 	}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
@@ -24,11 +25,22 @@ type session struct {
 // permission requests (ACP session/cancel). It never blocks. It returns the
 // turn it cancelled, or nil.
 func (s *session) cancel() *turn {
+	return s.cancelBy(nil)
+}
+
+// cancelBy is cancel for the editor's session/cancel, whose params (when
+// given) ride in the turn's cancel cause as *acp.CancelCause: an agent that
+// speaks ACP itself is sent them unchanged, _meta included.
+func (s *session) cancelBy(params json.RawMessage) *turn {
 	s.mu.Lock()
 	t := s.turn
 	s.mu.Unlock()
 	if t != nil {
-		t.cancel(errCancelledByClient)
+		cause := errCancelledByClient
+		if params != nil {
+			cause = fmt.Errorf("%w: %w", errCancelledByClient, &acp.CancelCause{Params: append(json.RawMessage(nil), params...)})
+		}
+		t.cancel(cause)
 	}
 	s.client.withdrawPermissions()
 	return t

@@ -64,6 +64,10 @@ type Adapter struct {
 // agentCaps is what the bridge itself needs of the agent's capabilities.
 type agentCaps struct {
 	load, resume bool
+	// loadWithheld: the agent advertised loadSession but its load is known
+	// to lose the stored session (see withholdLoad), so the editor is not
+	// offered it and the bridge refuses it.
+	loadWithheld bool
 }
 
 // New returns an Adapter; nothing starts until the editor initializes.
@@ -165,6 +169,10 @@ func mapInitialize(res json.RawMessage) (json.RawMessage, agentCaps, error) {
 	}
 	var caps agentCaps
 	caps.load, _ = ac["loadSession"].(bool)
+	if info, _ := m["agentInfo"].(map[string]any); caps.load && withholdLoad(info) {
+		caps.load, caps.loadWithheld = false, true
+		ac["loadSession"] = false
+	}
 	sc, _ := ac["sessionCapabilities"].(map[string]any)
 	if sc == nil {
 		sc = map[string]any{}

@@ -43,15 +43,38 @@
 // a load replays is not forwarded again: the editor has it); an agent with
 // neither gets an error saying to open a new session.
 //
-// Quirks: fixtures/agentenv/QUIRKS.md records what each real CLI gets wrong.
-// Fixed here so far (quirks.go): agent-to-client methods that are neither
-// ACP nor underscore-prefixed extensions (Qwen Code's
-// craft/drainMidTurnQueue and qwen/notify/...) never reach the editor —
-// requests are answered method-not-found by the bridge, notifications
-// dropped; empty text chunks (Qwen Code) are dropped; updates sent before
-// the answer that opens their session (Copilot's available_commands_update)
-// are held by the bridge and written right after it. The rest of that
-// table is not fixed yet.
+// Quirks: fixtures/agentenv/QUIRKS.md records what each real CLI gets wrong;
+// the bridge fixes what a client trips on, and passes the rest through:
+//   - quirks.go: agent-to-client methods that are neither ACP nor
+//     underscore-prefixed extensions (Qwen Code's craft/drainMidTurnQueue
+//     and qwen/notify/...) never reach the editor (requests are answered
+//     method-not-found, notifications dropped); empty text chunks (Qwen
+//     Code) are dropped; a cancelled answer's all-zero usage (opencode) is
+//     dropped; Gemini CLI is not offered session/load, which destroys the
+//     session it loads (an explicit load is refused, and a dead agent's
+//     session is not re-attached by it).
+//   - toolcalls.go, a RawClient in front of the editor: a tool call first
+//     seen in a permission request or update (Gemini CLI) is announced
+//     with a pending tool_call; a rejected call left open (Gemini CLI) is
+//     reported failed before the turn's answer; a call reported
+//     in_progress before its permission is answered (opencode) is put back
+//     to pending and its in_progress held until then, exact repeats
+//     dropped; "Info: "/"Warning: " text right after a rejection (Copilot
+//     CLI) becomes a notice, or is dropped for editors without notices.
+//   - modes.go: configOptions are synthesised from modes and models
+//     (Gemini CLI), served with session/set_mode and session/set_model and
+//     kept in step with current_mode_update; modes are synthesised from a
+//     mode config option (Copilot CLI) and set_mode served with
+//     set_config_option.
+//   - session/cancel reaches the agent with the editor's params, _meta
+//     included (bridge/acp.CancelCause).
+//   - Updates sent before the answer that opens their session (Copilot's
+//     available_commands_update) are held by the bridge and written right
+//     after it.
+//
+// The hot path stays byte-level: an update is classified by one search for
+// its sessionUpdate discriminator and decoded only when it is a kind a
+// fix looks at.
 //
 // This package imports bridge/acp and adapters/internal/proc, never bridge.
 package acp

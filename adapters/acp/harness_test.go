@@ -75,9 +75,14 @@ type editor struct {
 	check *acptest.Checker
 	// answer handles the bridge's requests; nil answers method-not-found.
 	answer func(method string, params json.RawMessage) (any, error)
-	agent  *acpadapter.Adapter
+	// answerWith, when set, is answer for handlers that talk to the
+	// bridge before answering.
+	answerWith func(e *editor, method string, params json.RawMessage) (any, error)
+	agent      *acpadapter.Adapter
 	// toAgent records the methods the bridge sent to agents, in order.
 	toAgent chan string
+	// cancels records the params of each session/cancel sent to agents.
+	cancels chan json.RawMessage
 
 	wmu  sync.Mutex
 	mu   sync.Mutex
@@ -87,12 +92,38 @@ type editor struct {
 	// after each.
 	notes []frame // guarded by mu
 	noted chan struct{}
+	// asked are the requests from the bridge, in order, with how many
+	// notifications the editor had read before each.
+	asked []asked // guarded by mu
+}
+
+type asked struct {
+	method      string
+	notesBefore int
+}
+
+// askedAt returns how many notifications the editor had read before each
+// request of method from the bridge.
+func (e *editor) askedAt(method string) []int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []int
+	for _, a := range e.asked {
+		if a.method == method {
+			out = append(out, a.notesBefore)
+		}
+	}
+	return out
 }
 
 type options struct {
-	env    []string
-	grace  time.Duration
-	answer func(method string, params json.RawMessage) (any, error)
+	env        []string
+	grace      time.Duration
+	answer     func(method string, params json.RawMessage) (any, error)
+	answerWith func(e *editor, method string, params json.RawMessage) (any, error)
+	// agent, when set, is the agent to run instead of the scripted one
+	// (its Logger, Trace and grace fields are the harness's).
+	agent *acpadapter.Options
 }
 
 // start serves a bridge for the scripted agent until the test ends.
@@ -102,23 +133,32 @@ func start(t *testing.T, o options) *editor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &editor{t: t, check: validator(t).NewChecker(), answer: o.answer,
-		wait: map[string]chan frame{}, noted: make(chan struct{}, 1), toAgent: make(chan string, 1000)}
+	e := &editor{t: t, check: validator(t).NewChecker(), answer: o.answer, answerWith: o.answerWith,
+		wait: map[string]chan frame{}, noted: make(chan struct{}, 1), toAgent: make(chan string, 1000),
+		cancels: make(chan json.RawMessage, 10)}
 	log := zerolog.New(zerolog.NewTestWriter(t))
-	e.agent = acpadapter.New(acpadapter.Options{
-		Name: "acpagent", Path: exe,
-		Env:         append([]string{agentEnv + "=1", "ACPAGENT_STATE=" + t.TempDir()}, o.env...),
-		CancelGrace: o.grace, StopGrace: 200 * time.Millisecond, Logger: log,
-		Trace: func(toAgent bool, line []byte) {
-			var f frame
-			if toAgent && json.Unmarshal(line, &f) == nil && f.Method != "" {
+	ao := acpadapter.Options{Name: "acpagent", Path: exe,
+		Env: append([]string{agentEnv + "=1", "ACPAGENT_STATE=" + t.TempDir()}, o.env...)}
+	if o.agent != nil {
+		ao = *o.agent
+	}
+	ao.CancelGrace, ao.StopGrace, ao.Logger = o.grace, 200*time.Millisecond, log
+	ao.Trace = func(toAgent bool, line []byte) {
+		var f frame
+		if toAgent && json.Unmarshal(line, &f) == nil && f.Method != "" {
+			select {
+			case e.toAgent <- f.Method:
+			default:
+			}
+			if f.Method == "session/cancel" {
 				select {
-				case e.toAgent <- f.Method:
+				case e.cancels <- f.Params:
 				default:
 				}
 			}
-		},
-	})
+		}
+	}
+	e.agent = acpadapter.New(ao)
 	srv := bridge.New(e.agent, bridge.Options{Logger: log})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -171,6 +211,9 @@ func (e *editor) read(r io.Reader) {
 				ch <- f
 			}
 		case len(f.ID) > 0:
+			e.mu.Lock()
+			e.asked = append(e.asked, asked{f.Method, len(e.notes)})
+			e.mu.Unlock()
 			go e.serve(f)
 		default:
 			e.mu.Lock()
@@ -188,7 +231,10 @@ func (e *editor) read(r io.Reader) {
 func (e *editor) serve(f frame) {
 	var res any = nil
 	var err error = fmt.Errorf("no handler")
-	if e.answer != nil {
+	switch {
+	case e.answerWith != nil:
+		res, err = e.answerWith(e, f.Method, f.Params)
+	case e.answer != nil:
 		res, err = e.answer(f.Method, f.Params)
 	}
 	msg := map[string]any{"jsonrpc": "2.0", "id": f.ID}

@@ -17,7 +17,7 @@ import (
 type session struct {
 	a  *Adapter
 	id acp.SessionID
-	rc acp.RawClient
+	rc *quirkClient // the editor, through the fixes of quirks
 	// reopen is the opening request's params (cwd, mcpServers, _meta), from
 	// which a re-attach after the agent died is built.
 	reopen map[string]json.RawMessage
@@ -39,7 +39,12 @@ func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessag
 	}
 	var dir string
 	json.Unmarshal(fields["cwd"], &dir)
-	c, _, err := a.dial(ctx, dir, rc.InitializeParams(), rc)
+	if method == acp.MethodSessionLoad && a.capabilities().loadWithheld {
+		return nil, nil, acp.NewError(acp.CodeMethodNotFound,
+			"Method not found: session/load is not offered: "+a.opts.Name+"'s load loses the stored session; its turns stay on disk for the agent's own resume", nil)
+	}
+	q := newQuirkClient(rc)
+	c, _, err := a.dial(ctx, dir, rc.InitializeParams(), q)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -48,6 +53,7 @@ func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessag
 		c.stop(context.WithoutCancel(ctx))
 		return nil, nil, err
 	}
+	res = q.cfg.fixOpen(res)
 	var id acp.SessionID
 	if method == acp.MethodSessionNew {
 		var r struct {
@@ -62,7 +68,7 @@ func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessag
 		json.Unmarshal(fields["sessionId"], &id)
 	}
 	delete(fields, "sessionId")
-	return &session{a: a, id: id, rc: rc, reopen: fields, dir: dir, conn: c}, res, nil
+	return &session{a: a, id: id, rc: q, reopen: fields, dir: dir, conn: c}, res, nil
 }
 
 func (s *session) ID() acp.SessionID { return s.id }
@@ -121,7 +127,12 @@ func (s *session) Forward(ctx context.Context, method string, params json.RawMes
 		return nil, err
 	}
 	if method == acp.MethodSessionPrompt {
-		return s.prompt(ctx, c, params)
+		res, err := s.prompt(ctx, c, params)
+		s.rc.settle(context.WithoutCancel(ctx), s.id)
+		return zeroUsage(res), err
+	}
+	if res, handled, err := s.rc.cfg.forward(ctx, c, s.id, method, params); handled {
+		return res, err
 	}
 	return c.call(ctx, method, params)
 }
@@ -140,8 +151,7 @@ func (s *session) prompt(ctx context.Context, c *agentConn, params json.RawMessa
 		return r.result, r.err
 	case <-ctx.Done():
 	}
-	cancel, _ := json.Marshal(acp.CancelNotification{SessionID: s.id})
-	c.notify(acp.MethodSessionCancel, cancel)
+	c.notify(acp.MethodSessionCancel, cancelParams(ctx, s.id))
 	t := time.NewTimer(s.a.opts.CancelGrace)
 	defer t.Stop()
 	select {
@@ -223,4 +233,16 @@ func (s *session) Close() error {
 		return err
 	}
 	return nil
+}
+
+// cancelParams are the params of the session/cancel that ended ctx, as the
+// editor sent them (its _meta and unknown fields reach the agent), or
+// plain ones when the turn ended otherwise (the connection closed).
+func cancelParams(ctx context.Context, id acp.SessionID) json.RawMessage {
+	var cc *acp.CancelCause
+	if errors.As(context.Cause(ctx), &cc) && len(cc.Params) > 0 {
+		return cc.Params
+	}
+	p, _ := json.Marshal(acp.CancelNotification{SessionID: id})
+	return p
 }

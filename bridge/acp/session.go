@@ -151,6 +151,18 @@ type CancelNotification struct {
 	Meta      map[string]any `json:"_meta,omitempty"`
 }
 
+// CancelCause is in the cause chain of a turn's context when the editor
+// cancelled the turn with session/cancel (errors.As finds it). Params are
+// that notification's params as the editor sent them, so an adapter whose
+// agent speaks ACP itself can forward the cancel unchanged: its _meta and
+// fields this package does not model included.
+type CancelCause struct {
+	Params json.RawMessage
+}
+
+// Error says what ended the turn.
+func (c *CancelCause) Error() string { return "turn cancelled by session/cancel" }
+
 // CancelRequestNotification is the params of $/cancel_request.
 type CancelRequestNotification struct {
 	RequestID RequestID      `json:"requestId"`

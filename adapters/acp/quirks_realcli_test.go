@@ -1,0 +1,131 @@
+//go:build unix
+
+package acp_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+)
+
+// TestQuirksRealCLIs runs each pinned native-ACP CLI through the bridge,
+// offline, and checks what the editor gets where QUIRKS.md says the CLI
+// trips a client: both ways of offering the mode, a tool call announced
+// before it is asked about and shown pending while asked, a rejected call
+// ending failed, and no status line as agent text. Every frame is checked
+// against the ACP schema by the harness.
+func TestQuirksRealCLIs(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		cli string
+		// mode: the session offers a mode (as modes or a config option).
+		mode bool
+		// notice: the status line after the rejection, as a notice.
+		notice string
+	}{
+		{"gemini", true, ""},
+		{"qwen", true, ""},
+		{"opencode", false, ""},
+		{"copilot", true, "Operation cancelled by user"},
+	} {
+		t.Run(tt.cli, func(t *testing.T) {
+			srv := modelserver.New(&modelserver.Scenario{
+				Name:     "quirks",
+				SideText: "Scripted session",
+				Turns: []modelserver.Turn{
+					{Match: "RUN-REJECTED", Blocks: []modelserver.Block{
+						modelserver.Text("Writing it."),
+						{Type: "tool_use", Role: modelserver.RoleShell, Input: json.RawMessage(`{"command":"echo no > rejected.txt","description":"Write a file"}`)},
+					}},
+				},
+				Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Understood.")}},
+			}, modelserver.Options{Logf: t.Logf})
+			url := srv.Start()
+			t.Cleanup(srv.Close)
+			ao, env := cliOptions(t, tt.cli, url, t.TempDir())
+			e := start(t, options{agent: &ao, answer: answerPermission("")})
+			caps := map[string]any{"session": map[string]any{"notices": map[string]any{}}}
+			if f := e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps}); f.Error != nil {
+				t.Fatalf("initialize: %+v", f.Error)
+			}
+			f := e.call("session/new", map[string]any{"cwd": env.Dir, "mcpServers": []any{}})
+			var opened struct {
+				SessionID     string         `json:"sessionId"`
+				ConfigOptions []configOption `json:"configOptions"`
+				Modes         *struct {
+					Current string `json:"currentModeId"`
+				} `json:"modes"`
+				Models *struct {
+					Current   string `json:"currentModelId"`
+					Available []struct {
+						ID string `json:"modelId"`
+					} `json:"availableModels"`
+				} `json:"models"`
+			}
+			if f.Error != nil || json.Unmarshal(f.Result, &opened) != nil {
+				t.Fatalf("session/new: %s %+v", f.Result, f.Error)
+			}
+			if tt.mode {
+				var option bool
+				for _, o := range opened.ConfigOptions {
+					option = option || o.Category == "mode"
+				}
+				if !option || opened.Modes == nil {
+					t.Errorf("the mode is offered as a config option %v and as modes %v; want both", option, opened.Modes != nil)
+				}
+			}
+			if m := opened.Models; m != nil {
+				found := false
+				for _, a := range m.Available {
+					found = found || a.ID == m.Current
+				}
+				if !found {
+					t.Errorf("current model %q not among the models", m.Current)
+				}
+			}
+
+			before := e.noteCount()
+			f = e.call("session/prompt", prompt(opened.SessionID, "RUN-REJECTED: write the file."))
+			stopReason(t, f)
+			notes := e.notesSince(before)[:f.notesBefore-before]
+			at := e.askedAt("session/request_permission")
+			if len(at) != 1 {
+				t.Fatalf("%d permission requests, want 1", len(at))
+			}
+			ids := map[string]bool{}
+			for _, u := range updates(notes) {
+				if id, _ := u["toolCallId"].(string); id != "" {
+					ids[id] = true
+				}
+			}
+			if len(ids) != 1 {
+				t.Fatalf("tool calls %v, want one", ids)
+			}
+			for id := range ids {
+				asked := toolStatuses(e.notesSince(before)[:at[0]-before], id)
+				if len(asked) == 0 || !strings.HasPrefix(asked[0], "tool_call:") || last(asked) != "pending" && last(asked) != "tool_call:pending" {
+					t.Errorf("when asked, the editor had %q for the call, want a tool_call, pending", asked)
+				}
+				if got := toolStatuses(notes, id); last(got) != "failed" {
+					t.Errorf("rejected call's updates %q, want it failed before the answer", got)
+				}
+			}
+			var notices []string
+			for _, u := range updates(notes) {
+				if u["sessionUpdate"] == "notice" {
+					notices = append(notices, u["title"].(string))
+				}
+			}
+			if tt.notice != "" && (len(notices) != 1 || notices[0] != tt.notice) {
+				t.Errorf("notices %q, want %q", notices, tt.notice)
+			}
+			for _, c := range chunks(notes) {
+				if strings.HasPrefix(c, "Info: ") || strings.HasPrefix(c, "Warning: ") {
+					t.Errorf("status line as agent text: %q", c)
+				}
+			}
+		})
+	}
+}
