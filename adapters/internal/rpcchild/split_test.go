@@ -1,4 +1,4 @@
-package acp
+package rpcchild
 
 import (
 	"encoding/json"
@@ -13,18 +13,18 @@ func TestSplit(t *testing.T) {
 	tests := []struct {
 		name string
 		line string
-		want frame
+		want Message
 	}{
 		{"notification", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"x":"}{\"id\":1"}}}`,
-			frame{Method: "session/update", Params: json.RawMessage(`{"sessionId":"s","update":{"x":"}{\"id\":1"}}`)}},
+			Message{Method: "session/update", Params: json.RawMessage(`{"sessionId":"s","update":{"x":"}{\"id\":1"}}`)}},
 		{"spaced request, id last", `{ "method" : "fs/read_text_file", "params" : { "path" : "a b" , "n" : [1, 2] } , "id" : 7 }`,
-			frame{ID: json.RawMessage(`7`), Method: "fs/read_text_file", Params: json.RawMessage(`{"path":"a b","n":[1,2]}`)}},
+			Message{ID: json.RawMessage(`7`), Method: "fs/read_text_file", Params: json.RawMessage(`{"path":"a b","n":[1,2]}`)}},
 		{"response", `{"id":"x","jsonrpc":"2.0","result":{"stopReason":"end_turn"}}`,
-			frame{ID: json.RawMessage(`"x"`), Result: json.RawMessage(`{"stopReason":"end_turn"}`)}},
+			Message{ID: json.RawMessage(`"x"`), Result: json.RawMessage(`{"stopReason":"end_turn"}`)}},
 		{"error", `{"id":3,"error":{"code":-32601,"message":"no","data":{"a":true}}}`,
-			frame{ID: json.RawMessage(`3`), Error: &wireError{Code: -32601, Message: "no", Data: json.RawMessage(`{"a":true}`)}}},
-		{"null error", `{"id":1,"result":{},"error":null}`, frame{ID: json.RawMessage(`1`), Result: json.RawMessage(`{}`)}},
-		{"escaped method", `{"method":"_x\/y","params":[]}`, frame{Method: "_x/y", Params: json.RawMessage(`[]`)}},
+			Message{ID: json.RawMessage(`3`), Error: &Error{Code: -32601, Message: "no", Data: json.RawMessage(`{"a":true}`)}}},
+		{"null error", `{"id":1,"result":{},"error":null}`, Message{ID: json.RawMessage(`1`), Result: json.RawMessage(`{}`)}},
+		{"escaped method", `{"method":"_x\/y","params":[]}`, Message{Method: "_x/y", Params: json.RawMessage(`[]`)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

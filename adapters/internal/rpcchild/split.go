@@ -1,4 +1,4 @@
-package acp
+package rpcchild
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 // the bridge's cost per update. The values are compacted when the agent
 // wrote any whitespace between tokens, so what is forwarded is always
 // compact, valid JSON.
-func split(line []byte) (frame, bool) {
-	var f frame
+func split(line []byte) (Message, bool) {
+	var f Message
 	i := skipWS(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return f, false
@@ -40,9 +40,11 @@ func split(line []byte) (frame, bool) {
 		case "id":
 			f.ID = v
 		case "method":
-			if json.Unmarshal(v, &f.Method) != nil {
+			m, ok := method(v)
+			if !ok {
 				return f, false
 			}
+			f.Method = m
 		case "params":
 			f.Params = v
 		case "result":
@@ -51,7 +53,7 @@ func split(line []byte) (frame, bool) {
 			if string(v) == "null" {
 				break
 			}
-			f.Error = new(wireError)
+			f.Error = new(Error)
 			if json.Unmarshal(v, f.Error) != nil {
 				return f, false
 			}
@@ -118,6 +120,27 @@ func skipValue(b []byte, i int) int {
 		j++
 	}
 	return j
+}
+
+// method decodes a method name. The names a streaming child sends over and
+// over come back as constants, so a forwarded update costs no allocation
+// for its method.
+func method(v []byte) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		switch string(v[1 : len(v)-1]) {
+		case "session/update":
+			return "session/update", true
+		case "item/agentMessage/delta":
+			return "item/agentMessage/delta", true
+		case "item/reasoning/textDelta":
+			return "item/reasoning/textDelta", true
+		}
+	}
+	var m string
+	if json.Unmarshal(v, &m) != nil {
+		return "", false
+	}
+	return m, true
 }
 
 // compactJSON returns v without whitespace between tokens, copying only
