@@ -227,7 +227,16 @@ func (sc *sessionClient) sessionID() acp.SessionID {
 // is withdrawn on session/cancel like RequestPermission's, and the agent
 // gets the cancelled outcome.
 func (sc *sessionClient) CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return sc.StartCallRaw(ctx, method, params)()
+}
+
+var _ acp.RawCallStarter = (*sessionClient)(nil)
+
+// StartCallRaw queues the request now and returns the wait for its answer
+// (acp.RawCallStarter); CallRaw is both at once.
+func (sc *sessionClient) StartCallRaw(ctx context.Context, method string, params json.RawMessage) func() (json.RawMessage, error) {
 	perm := method == acp.MethodSessionRequestPermission
+	release := func() {}
 	if perm {
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
@@ -236,27 +245,33 @@ func (sc *sessionClient) CallRaw(ctx context.Context, method string, params json
 		key := sc.permSeq
 		sc.perms[key] = cancel
 		sc.mu.Unlock()
-		defer func() {
+		release = func() {
 			sc.mu.Lock()
 			delete(sc.perms, key)
 			sc.mu.Unlock()
 			cancel(context.Canceled)
-		}()
-	}
-	var res json.RawMessage
-	err := sc.c.conn.Call(ctx, method, params, &res)
-	if perm && err != nil && ctx.Err() != nil {
-		return json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`), nil
-	}
-	var je *jsonrpc.Error
-	if errors.As(err, &je) {
-		var data any
-		if len(je.Data) > 0 {
-			data = je.Data
 		}
-		return nil, acp.NewError(int(je.Code), je.Message, data)
 	}
-	return res, err
+	p, err := sc.c.conn.Start(ctx, method, params)
+	return func() (json.RawMessage, error) {
+		defer release()
+		var res json.RawMessage
+		if err == nil {
+			err = p.Await(ctx, &res)
+		}
+		if perm && err != nil && ctx.Err() != nil {
+			return json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`), nil
+		}
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			var data any
+			if len(je.Data) > 0 {
+				data = je.Data
+			}
+			return nil, acp.NewError(int(je.Code), je.Message, data)
+		}
+		return res, err
+	}
 }
 
 // NotifyRaw forwards an agent's notification to the editor, held like

@@ -42,6 +42,10 @@ type Options struct {
 	// Trace, if set, receives every line written to (true) or read from
 	// (false) the agent.
 	Trace func(toAgent bool, line []byte)
+
+	// serveHook, set only by tests, runs where an agent request's answer
+	// is awaited, before the wait.
+	serveHook func()
 }
 
 // Adapter serves a native-ACP agent; it satisfies bridge.Adapter and
@@ -100,7 +104,7 @@ func (a *Adapter) dialLocked(ctx context.Context, dir string, initParams json.Ra
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting %s (%s): %w", a.opts.Name, a.opts.Path, err)
 	}
-	c := newAgentConn(p, a.opts.Name, log.With().Int("pid", p.Pid()).Logger(), a.opts.Trace, rc)
+	c := newAgentConn(p, a.opts.Name, log.With().Int("pid", p.Pid()).Logger(), a.opts.Trace, rc, a.opts.serveHook)
 	if len(initParams) == 0 {
 		initParams = json.RawMessage(`{"protocolVersion":1,"clientCapabilities":{}}`)
 	}

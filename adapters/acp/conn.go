@@ -39,6 +39,7 @@ type agentConn struct {
 	log  zerolog.Logger
 	rc   acp.RawClient // nil for the control connection
 	rpc  *rpcchild.Conn
+	hook func() // Options.serveHook
 
 	ctx    context.Context // ends when the connection is stopped
 	cancel context.CancelFunc
@@ -53,10 +54,10 @@ type agentConn struct {
 	handlers map[string]context.CancelFunc // guarded by mu; agent requests being answered
 }
 
-func newAgentConn(p proc.Process, name string, log zerolog.Logger, trace func(bool, []byte), rc acp.RawClient) *agentConn {
+func newAgentConn(p proc.Process, name string, log zerolog.Logger, trace func(bool, []byte), rc acp.RawClient, hook func()) *agentConn {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &agentConn{
-		name: name, p: p, log: log, rc: rc,
+		name: name, p: p, log: log, rc: rc, hook: hook,
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		handlers: make(map[string]context.CancelFunc),
 	}
@@ -147,7 +148,12 @@ func (c *agentConn) forward(m *rpcchild.Message) {
 	}
 }
 
-// serve answers one agent request with the editor's answer, off the reader.
+// serve answers one agent request with the editor's answer, off the
+// reader. The request itself is queued to the editor here, on the reader,
+// when the client can (acp.RawCallStarter): a notification the agent
+// wrote after its request then reaches the editor after it too, while the
+// wait for the answer runs in a goroutine of its own and the stream goes
+// on.
 func (c *agentConn) serve(m *rpcchild.Message) {
 	id, method, params := json.RawMessage(string(m.ID)), m.Method, json.RawMessage(string(m.Params))
 	key := string(id)
@@ -155,6 +161,20 @@ func (c *agentConn) serve(m *rpcchild.Message) {
 	c.mu.Lock()
 	c.handlers[key] = cancel
 	c.mu.Unlock()
+	var await func() (json.RawMessage, error)
+	switch {
+	case !clientMethod(method):
+		err := acp.NewError(acp.CodeMethodNotFound, "Method not found: "+method, nil)
+		await = func() (json.RawMessage, error) { return nil, err }
+	case c.rc == nil:
+		await = func() (json.RawMessage, error) { return nil, errors.New("no editor session to ask") }
+	default:
+		if s, ok := c.rc.(acp.RawCallStarter); ok {
+			await = s.StartCallRaw(ctx, method, params)
+		} else {
+			await = func() (json.RawMessage, error) { return c.rc.CallRaw(ctx, method, params) }
+		}
+	}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -164,16 +184,10 @@ func (c *agentConn) serve(m *rpcchild.Message) {
 			c.mu.Unlock()
 			cancel()
 		}()
-		var res json.RawMessage
-		var err error
-		switch {
-		case !clientMethod(method):
-			err = acp.NewError(acp.CodeMethodNotFound, "Method not found: "+method, nil)
-		case c.rc == nil:
-			err = errors.New("no editor session to ask")
-		default:
-			res, err = c.rc.CallRaw(ctx, method, params)
+		if c.hook != nil {
+			c.hook()
 		}
+		res, err := await()
 		c.answer(ctx, id, method, res, err)
 	}()
 }

@@ -86,6 +86,8 @@ type editor struct {
 	// notes are the notifications received, in order; noted is signalled
 	// after each.
 	notes []frame // guarded by mu
+	// asked are the requests received, in order, each with notesBefore.
+	asked []frame // guarded by mu
 	noted chan struct{}
 }
 
@@ -93,6 +95,8 @@ type options struct {
 	env    []string
 	grace  time.Duration
 	answer func(method string, params json.RawMessage) (any, error)
+	// adapt, if set, changes the adapter's options (test hooks).
+	adapt func(acpadapter.Options) acpadapter.Options
 }
 
 // start serves a bridge for the scripted agent until the test ends.
@@ -105,7 +109,7 @@ func start(t *testing.T, o options) *editor {
 	e := &editor{t: t, check: validator(t).NewChecker(), answer: o.answer,
 		wait: map[string]chan frame{}, noted: make(chan struct{}, 1), toAgent: make(chan string, 1000)}
 	log := zerolog.New(zerolog.NewTestWriter(t))
-	e.agent = acpadapter.New(acpadapter.Options{
+	ao := acpadapter.Options{
 		Name: "acpagent", Path: exe,
 		Env:         append([]string{agentEnv + "=1", "ACPAGENT_STATE=" + t.TempDir()}, o.env...),
 		CancelGrace: o.grace, StopGrace: 200 * time.Millisecond, Logger: log,
@@ -118,7 +122,11 @@ func start(t *testing.T, o options) *editor {
 				}
 			}
 		},
-	})
+	}
+	if o.adapt != nil {
+		ao = o.adapt(ao)
+	}
+	e.agent = acpadapter.New(ao)
 	srv := bridge.New(e.agent, bridge.Options{Logger: log})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -171,6 +179,10 @@ func (e *editor) read(r io.Reader) {
 				ch <- f
 			}
 		case len(f.ID) > 0:
+			e.mu.Lock()
+			f.notesBefore = len(e.notes)
+			e.asked = append(e.asked, f)
+			e.mu.Unlock()
 			go e.serve(f)
 		default:
 			e.mu.Lock()
