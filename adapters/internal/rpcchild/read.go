@@ -116,15 +116,15 @@ func (c *Conn) dispatch(line []byte) {
 	if c.opts.Trace != nil {
 		c.opts.Trace(false, line)
 	}
-	if !json.Valid(line) {
-		c.opts.Logger.Warn().Int("bytes", len(line)).Msg("child wrote a line that is not JSON; skipped")
-		return
-	}
 	var ok bool
 	c.cur, ok = split(line)
 	m := &c.cur
 	if !ok {
-		c.opts.Logger.Warn().Int("bytes", len(line)).Msg("child wrote a line that is not a JSON-RPC message; skipped")
+		what := "not a JSON-RPC message"
+		if !json.Valid(line) {
+			what = "not JSON"
+		}
+		c.opts.Logger.Warn().Int("bytes", len(line)).Msgf("child wrote a line that is %s; skipped", what)
 		return
 	}
 	switch {
