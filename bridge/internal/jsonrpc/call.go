@@ -117,6 +117,26 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	return nil
 }
 
+// NotifyRaw is Notify for params that are already one valid, compact JSON
+// value, or empty for none: they are written as they are, unchecked, with
+// no encoding step and no allocation. It is the path of updates forwarded
+// from an agent that speaks ACP itself, which the adapter has checked.
+func (c *Conn) NotifyRaw(ctx context.Context, method string, params []byte) error {
+	buf := c.scratch.Get().(*[]byte)
+	defer c.putScratch(buf)
+	data := append((*buf)[:0], `{"jsonrpc":"2.0","method":`...)
+	data = appendString(data, method)
+	if len(params) > 0 {
+		data = append(append(data, `,"params":`...), params...)
+	}
+	data = append(data, '}')
+	*buf = data
+	if err := c.out.push(ctx, data); err != nil {
+		return fmt.Errorf("notifying %q: %w", method, err)
+	}
+	return nil
+}
+
 // appendNotification encodes a notification as EncodeMessage would encode
 // &Request{Method: method, Params: marshalParams(params)}, without the
 // intermediate copies.

@@ -310,3 +310,26 @@ func TestStartKeepsOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestNotifyRaw: raw params are written exactly as Notify writes the same
+// value, and empty params are left out.
+func TestNotifyRaw(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, framingNDJSON, Options{}, StdioOptions{})
+		params := json.RawMessage(`{"sessionId":"s","update":{"text":"\u00e9\n"}}`)
+		if err := h.conn.Notify(t.Context(), "session/update", params); err != nil {
+			t.Fatal(err)
+		}
+		want := string(h.recv())
+		if err := h.conn.NotifyRaw(t.Context(), "session/update", params); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(h.recv()); got != want {
+			t.Errorf("NotifyRaw wrote %s, Notify %s", got, want)
+		}
+		if err := h.conn.NotifyRaw(t.Context(), "_x/ping", nil); err != nil {
+			t.Fatal(err)
+		}
+		h.expect(`{"jsonrpc":"2.0","method":"_x/ping"}`)
+	})
+}
