@@ -287,6 +287,16 @@ func (sc *sessionClient) NotifyRaw(ctx context.Context, method string, params js
 	return sc.c.conn.NotifyRaw(ctx, method, params)
 }
 
+// AuthenticateParams are the params of the last authenticate this
+// connection's editor made that the agent accepted (nil before one, and
+// after logout): a passthrough adapter logs in each session's agent
+// process with them.
+func (sc *sessionClient) AuthenticateParams() json.RawMessage {
+	sc.c.mu.Lock()
+	defer sc.c.mu.Unlock()
+	return sc.c.authParams
+}
+
 // InitializeParams are the editor's initialize params.
 func (sc *sessionClient) InitializeParams() json.RawMessage {
 	sc.c.mu.Lock()
