@@ -159,7 +159,7 @@ func (c *Conn) Start(method string, params any, deliver func(result json.RawMess
 		ID      int64  `json:"id"`
 		Method  string `json:"method"`
 		Params  any    `json:"params,omitempty"`
-	}{c.opts.Version, id, method, params})
+	}{c.opts.Version, id, method, omitEmpty(params)})
 	if err != nil {
 		c.Forget(id)
 		return 0, fmt.Errorf("writing %s to %s: %w", method, c.opts.Name, err)
@@ -200,13 +200,22 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 	}
 }
 
-// Notify sends a notification; nil params are left out.
+// Notify sends a notification; nil or empty raw params are left out.
 func (c *Conn) Notify(method string, params any) error {
 	return c.Write(struct {
 		JSONRPC string `json:"jsonrpc,omitempty"`
 		Method  string `json:"method"`
 		Params  any    `json:"params,omitempty"`
-	}{c.opts.Version, method, params})
+	}{c.opts.Version, method, omitEmpty(params)})
+}
+
+// omitEmpty makes empty raw params absent, as nil params are: boxed in
+// an interface they would be written as null, which some agents refuse.
+func omitEmpty(params any) any {
+	if raw, ok := params.(json.RawMessage); ok && len(raw) == 0 {
+		return nil
+	}
+	return params
 }
 
 // Reply answers the child's request id with result (JSON null when nil).

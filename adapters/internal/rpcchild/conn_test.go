@@ -325,6 +325,44 @@ func TestWithoutVersion(t *testing.T) {
 	}
 }
 
+// TestEmptyParamsLeftOut: a request or notification forwarded with empty
+// raw params carries no params member (not params: null).
+func TestEmptyParamsLeftOut(t *testing.T) {
+	ch := newChild(t, Options{})
+	sent := async(func() error { return ch.c.Notify("logout", json.RawMessage(nil)) })
+	if m := ch.read(); len(m) != 2 || string(m["method"]) != `"logout"` {
+		t.Errorf("notification %v", m)
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ch.c.Call(context.Background(), "session/list", json.RawMessage{})
+		done <- err
+	}()
+	read := make(chan map[string]json.RawMessage, 1)
+	go func() {
+		var m map[string]json.RawMessage
+		if line, err := ch.in.ReadBytes('\n'); err == nil {
+			json.Unmarshal(line, &m)
+		}
+		read <- m // nil once the test has ended
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("request not sent: %v", err)
+	case m := <-read:
+		if _, has := m["params"]; has {
+			t.Errorf("request %v", m)
+		}
+		ch.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m["id"]))
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestAnswerID: the id of a response is found in the start of a line that
 // cannot be parsed whole, and a request's id is not taken for one.
 func TestAnswerID(t *testing.T) {
