@@ -75,8 +75,13 @@ codex-cli:
 agent-clis:
 	scripts/install-agents.sh >/dev/null
 
+# The passthrough's latency figures are medians over 9 rounds (one turn
+# straight from the scripted agent and one through the bridge each), and
+# its in-process throughput is the 100,000-update turn of issue 9.
 bench: build
-	$(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+	{ $(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex|PassthroughLatency)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughLatency$$' -benchtime 9x -count 1 ./cmd/acpbridge/ && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughTurn$$' -benchtime 5x -count 1 ./adapters/acp/; } | $(GO) run ./cmd/benchtable
 
 # acpbridge on the real Claude Code CLI, side by side with the peer adapter
 # (@agentclientprotocol/claude-agent-acp, pinned by bench/peer/package-lock.json)

@@ -66,7 +66,7 @@ func (sc *sessionClient) open() {
 			h.n.SessionID = sc.id
 			err = sc.c.conn.Notify(context.Background(), acp.MethodSessionUpdate, *h.n)
 		} else {
-			err = sc.c.conn.Notify(context.Background(), h.method, compactRaw(h.params))
+			err = sc.c.conn.NotifyRaw(context.Background(), h.method, h.params)
 		}
 		if err != nil {
 			sc.log.Debug().Err(err).Msg("writing held update")
@@ -227,7 +227,16 @@ func (sc *sessionClient) sessionID() acp.SessionID {
 // is withdrawn on session/cancel like RequestPermission's, and the agent
 // gets the cancelled outcome.
 func (sc *sessionClient) CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return sc.StartCallRaw(ctx, method, params)()
+}
+
+var _ acp.RawCallStarter = (*sessionClient)(nil)
+
+// StartCallRaw queues the request now and returns the wait for its answer
+// (acp.RawCallStarter); CallRaw is both at once.
+func (sc *sessionClient) StartCallRaw(ctx context.Context, method string, params json.RawMessage) func() (json.RawMessage, error) {
 	perm := method == acp.MethodSessionRequestPermission
+	release := func() {}
 	if perm {
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
@@ -236,27 +245,33 @@ func (sc *sessionClient) CallRaw(ctx context.Context, method string, params json
 		key := sc.permSeq
 		sc.perms[key] = cancel
 		sc.mu.Unlock()
-		defer func() {
+		release = func() {
 			sc.mu.Lock()
 			delete(sc.perms, key)
 			sc.mu.Unlock()
 			cancel(context.Canceled)
-		}()
-	}
-	var res json.RawMessage
-	err := sc.c.conn.Call(ctx, method, params, &res)
-	if perm && err != nil && ctx.Err() != nil {
-		return json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`), nil
-	}
-	var je *jsonrpc.Error
-	if errors.As(err, &je) {
-		var data any
-		if len(je.Data) > 0 {
-			data = je.Data
 		}
-		return nil, acp.NewError(int(je.Code), je.Message, data)
 	}
-	return res, err
+	p, err := sc.c.conn.Start(ctx, method, params)
+	return func() (json.RawMessage, error) {
+		defer release()
+		var res json.RawMessage
+		if err == nil {
+			err = p.Await(ctx, &res)
+		}
+		if perm && err != nil && ctx.Err() != nil {
+			return json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`), nil
+		}
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			var data any
+			if len(je.Data) > 0 {
+				data = je.Data
+			}
+			return nil, acp.NewError(int(je.Code), je.Message, data)
+		}
+		return res, err
+	}
 }
 
 // NotifyRaw forwards an agent's notification to the editor, held like
@@ -269,20 +284,17 @@ func (sc *sessionClient) NotifyRaw(ctx context.Context, method string, params js
 		return nil
 	}
 	sc.mu.Unlock()
-	return sc.c.conn.Notify(ctx, method, compactRaw(params))
+	return sc.c.conn.NotifyRaw(ctx, method, params)
 }
 
-// compactRaw is params a passthrough adapter has checked to be one valid,
-// compact JSON value (acp.RawClient's contract): written as is, without
-// the validating re-encode a json.RawMessage gets, which cost a fifth of
-// the bridge's time per forwarded update.
-type compactRaw json.RawMessage
-
-func (r compactRaw) AppendJSON(dst []byte) ([]byte, error) {
-	if len(r) == 0 {
-		return dst, nil
-	}
-	return append(dst, r...), nil
+// AuthenticateParams are the params of the last authenticate this
+// connection's editor made that the agent accepted (nil before one, and
+// after logout): a passthrough adapter logs in each session's agent
+// process with them.
+func (sc *sessionClient) AuthenticateParams() json.RawMessage {
+	sc.c.mu.Lock()
+	defer sc.c.mu.Unlock()
+	return sc.c.authParams
 }
 
 // InitializeParams are the editor's initialize params.

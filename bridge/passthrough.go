@@ -41,7 +41,19 @@ func (c *connection) passthrough(ctx context.Context, p Passthrough, req *jsonrp
 		_, err := c.lookup(sessionIDOf(req.Params))
 		return nil, err
 	}
-	return rawResult(p.Forward(ctx, req.Method, req.Params))
+	res, err := p.Forward(ctx, req.Method, req.Params)
+	if err == nil && (req.Method == acp.MethodAuthenticate || req.Method == acp.MethodLogout) {
+		// Recorded for this connection alone: over HTTP one adapter serves
+		// every client, and a client's login must not log in the agents of
+		// another's sessions.
+		c.mu.Lock()
+		c.authParams = nil
+		if req.Method == acp.MethodAuthenticate {
+			c.authParams = append(json.RawMessage(nil), req.Params...)
+		}
+		c.mu.Unlock()
+	}
+	return rawResult(res, err)
 }
 
 // rawResult keeps a nil result from becoming a JSON null answer.

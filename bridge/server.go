@@ -178,6 +178,7 @@ type connection struct {
 	initialized bool                       // guarded by mu
 	clientCaps  acp.ClientCapabilities     // guarded by mu; set once by initialize
 	initParams  json.RawMessage            // guarded by mu; set once by initialize (passthrough adapters)
+	authParams  json.RawMessage            // guarded by mu; the last authenticate the agent accepted, nil after logout (passthrough adapters)
 	sessions    map[acp.SessionID]*session // guarded by mu
 	closing     bool                       // guarded by mu; no new sessions once set
 }

@@ -42,6 +42,10 @@ type Options struct {
 	// Trace, if set, receives every line written to (true) or read from
 	// (false) the agent.
 	Trace func(toAgent bool, line []byte)
+
+	// serveHook, set only by tests, runs where an agent request's answer
+	// is awaited, before the wait.
+	serveHook func()
 }
 
 // Adapter serves a native-ACP agent; it satisfies bridge.Adapter and
@@ -53,10 +57,9 @@ type Adapter struct {
 	init   json.RawMessage
 	caps   agentCaps
 	ctl    *agentConn // guarded by initMu; the session-less connection
-	// auth is the editor's last successful authenticate, replayed to every
-	// agent process started after it: the editor logs in once per
-	// connection, but each session runs in a process of its own. Guarded
-	// by initMu.
+	// auth is the last successful authenticate of any editor, replayed to
+	// the control agent when it restarts. Session agents are logged in
+	// with their own connection's (dial). Guarded by initMu.
 	auth   json.RawMessage
 	probes sync.WaitGroup // stops of the processes asked at initialize
 }
@@ -88,9 +91,22 @@ func (a *Adapter) Info() acp.AgentInfo {
 }
 
 // dial starts the agent in dir, initializes it with the editor's
-// initialize params, and authenticates it as the editor did.
+// initialize params, and authenticates it as the editor did: the editor of
+// rc's connection, when the client says (the bridge's does), so that over
+// HTTP a client's login never reaches the sessions of another.
 func (a *Adapter) dial(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient) (*agentConn, json.RawMessage, error) {
-	return a.dialLocked(ctx, dir, initParams, rc, a.authParams())
+	auth := a.authParams()
+	if ac, ok := rc.(authenticated); ok {
+		auth = ac.AuthenticateParams()
+	}
+	return a.dialLocked(ctx, dir, initParams, rc, auth)
+}
+
+// authenticated is the bridge's session client, which knows its
+// connection's last accepted authenticate (declared here, as adapters do
+// not import bridge).
+type authenticated interface {
+	AuthenticateParams() json.RawMessage
 }
 
 // dialLocked is dial with the authenticate params given, for callers that
@@ -104,7 +120,7 @@ func (a *Adapter) dialLocked(ctx context.Context, dir string, initParams json.Ra
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting %s (%s): %w", a.opts.Name, a.opts.Path, err)
 	}
-	c := newAgentConn(p, a.opts.Name, log.With().Int("pid", p.Pid()).Logger(), a.opts.Trace, rc)
+	c := newAgentConn(p, a.opts.Name, log.With().Int("pid", p.Pid()).Logger(), a.opts.Trace, rc, a.opts.serveHook)
 	if len(initParams) == 0 {
 		initParams = json.RawMessage(`{"protocolVersion":1,"clientCapabilities":{}}`)
 	}

@@ -1,8 +1,6 @@
 package acp
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,32 +13,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/adapters/internal/rpcchild"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
-
-// frame is one JSON-RPC message from the agent, decoded only as far as
-// routing needs; params and results stay raw.
-type frame struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *wireError      `json:"error,omitempty"`
-}
-
-type wireError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-func (e *wireError) err() error {
-	var data any
-	if len(e.Data) > 0 {
-		data = e.Data
-	}
-	return acp.NewError(e.Code, e.Message, data)
-}
 
 type reply struct {
 	result json.RawMessage
@@ -48,9 +23,10 @@ type reply struct {
 }
 
 // agentConn is one running agent process and the JSON-RPC connection over
-// its stdin and stdout. The bridge is the agent's client: it sends requests
-// with its own ids (the only place ids are remapped) and answers the agent's
-// requests with the agent's ids unchanged.
+// its stdin and stdout (rpcchild, shared with the Codex adapter). The
+// bridge is the agent's client: it sends requests with its own ids (the
+// only place ids are remapped) and answers the agent's requests with the
+// agent's ids unchanged.
 //
 // One reader goroutine owns stdout. It forwards the agent's notifications
 // through the session's client in arrival order, before it hands over the
@@ -58,11 +34,12 @@ type reply struct {
 // Each agent request runs in its own goroutine, owned by wg, so a pending
 // permission question never stalls the stream.
 type agentConn struct {
-	name  string
-	p     proc.Process
-	log   zerolog.Logger
-	trace func(toAgent bool, line []byte)
-	rc    acp.RawClient // nil for the control connection
+	name string
+	p    proc.Process
+	log  zerolog.Logger
+	rc   acp.RawClient // nil for the control connection
+	rpc  *rpcchild.Conn
+	hook func() // Options.serveHook
 
 	ctx    context.Context // ends when the connection is stopped
 	cancel context.CancelFunc
@@ -73,87 +50,47 @@ type agentConn struct {
 	// session/load replays history the editor already has.
 	filter atomic.Bool
 
-	wmu sync.Mutex // serialises writes to stdin
-
 	mu       sync.Mutex
-	next     int64                         // guarded by mu
-	pending  map[int64]chan reply          // guarded by mu
 	handlers map[string]context.CancelFunc // guarded by mu; agent requests being answered
-	deathErr error                         // guarded by mu; set before done is closed
 }
 
-func newAgentConn(p proc.Process, name string, log zerolog.Logger, trace func(bool, []byte), rc acp.RawClient) *agentConn {
+func newAgentConn(p proc.Process, name string, log zerolog.Logger, trace func(bool, []byte), rc acp.RawClient, hook func()) *agentConn {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &agentConn{
-		name: name, p: p, log: log, trace: trace, rc: rc,
+		name: name, p: p, log: log, rc: rc, hook: hook,
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		pending: make(map[int64]chan reply), handlers: make(map[string]context.CancelFunc),
+		handlers: make(map[string]context.CancelFunc),
 	}
-	go c.readLoop()
+	c.rpc = rpcchild.New(p.Stdin(), rpcchild.Options{
+		Name: name, Version: "2.0", Handle: c.handle, Ended: c.ended, Trace: trace, Logger: log,
+	})
+	go func() {
+		c.rpc.Run(p.Stdout())
+		c.cancel()
+		c.wg.Wait()
+		close(c.done)
+	}()
 	return c
-}
-
-// write sends one message as one line.
-func (c *agentConn) write(v any) error {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if c.trace != nil {
-		c.trace(true, line)
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = c.p.Stdin().Write(append(line, '\n'))
-	return err
-}
-
-type outRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      int64           `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
-}
-
-type outNotification struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
-}
-
-type outResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *wireError      `json:"error,omitempty"`
 }
 
 // start sends a request and returns its id and the channel its answer
 // arrives on.
 func (c *agentConn) start(method string, params json.RawMessage) (int64, <-chan reply, error) {
 	ch := make(chan reply, 1)
-	c.mu.Lock()
-	if c.deathErr != nil {
-		err := c.deathErr
-		c.mu.Unlock()
+	id, err := c.rpc.Start(method, params, func(res json.RawMessage, err error) {
+		var we *rpcchild.Error
+		if errors.As(err, &we) {
+			err = fromWire(we)
+		}
+		ch <- reply{result: res, err: err}
+	})
+	if err != nil {
 		return 0, nil, err
-	}
-	c.next++
-	id := c.next
-	c.pending[id] = ch
-	c.mu.Unlock()
-	if err := c.write(outRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params}); err != nil {
-		c.forget(id)
-		return 0, nil, fmt.Errorf("writing %s to %s: %w", method, c.name, err)
 	}
 	return id, ch, nil
 }
 
-func (c *agentConn) forget(id int64) {
-	c.mu.Lock()
-	delete(c.pending, id)
-	c.mu.Unlock()
-}
+func (c *agentConn) forget(id int64) { c.rpc.Forget(id) }
 
 // call sends a request and waits for its answer. When ctx ends first the
 // agent is sent $/cancel_request for it.
@@ -175,96 +112,69 @@ func (c *agentConn) call(ctx context.Context, method string, params json.RawMess
 // notify sends a notification; a failure means the agent is gone, which
 // the reader reports.
 func (c *agentConn) notify(method string, params json.RawMessage) {
-	if err := c.write(outNotification{JSONRPC: "2.0", Method: method, Params: params}); err != nil {
+	if err := c.rpc.Notify(method, params); err != nil {
 		c.log.Debug().Err(err).Str("method", method).Msg("notifying the agent")
 	}
 }
 
-func (c *agentConn) readLoop() {
-	r := bufio.NewReaderSize(c.p.Stdout(), 64<<10)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			c.dispatch(line)
-		}
-		if err != nil {
-			c.die(err)
-			return
-		}
-	}
-}
-
-func (c *agentConn) dispatch(line []byte) {
-	if c.trace != nil {
-		c.trace(false, line)
-	}
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return
-	}
-	if !json.Valid(line) {
-		c.log.Warn().Int("bytes", len(line)).Msg("agent wrote a line that is not JSON; skipped")
-		return
-	}
-	f, ok := split(line)
-	if !ok {
-		c.log.Warn().Int("bytes", len(line)).Msg("agent wrote a line that is not a JSON-RPC message; skipped")
-		return
-	}
+// handle routes the agent's requests and notifications; it runs on the
+// reader, in the order the agent wrote them.
+func (c *agentConn) handle(m *rpcchild.Message) {
 	switch {
-	case f.Method == "" && len(f.ID) > 0:
-		c.retire(f)
-	case f.Method != "" && len(f.ID) > 0:
-		c.serve(f)
-	case f.Method == acp.MethodCancelRequest:
-		c.cancelHandler(f.Params)
-	case f.Method != "":
-		c.forward(f)
+	case len(m.ID) > 0:
+		c.serve(m)
+	case m.Method == acp.MethodCancelRequest:
+		c.cancelHandler(m.Params)
+	default:
+		c.forward(m)
 	}
-}
-
-func (c *agentConn) retire(f frame) {
-	id, err := strconv.ParseInt(string(f.ID), 10, 64)
-	c.mu.Lock()
-	ch, ok := c.pending[id]
-	delete(c.pending, id)
-	c.mu.Unlock()
-	if err != nil || !ok {
-		c.log.Debug().RawJSON("id", f.ID).Msg("answer to no pending request ignored")
-		return
-	}
-	if f.Error != nil {
-		ch <- reply{err: f.Error.err()}
-		return
-	}
-	ch <- reply{result: f.Result}
 }
 
 // forward passes an agent notification to the editor, in order.
-func (c *agentConn) forward(f frame) {
+func (c *agentConn) forward(m *rpcchild.Message) {
 	if c.rc == nil {
-		c.log.Debug().Str("method", f.Method).Msg("notification outside a session dropped")
+		c.log.Debug().Str("method", m.Method).Msg("notification outside a session dropped")
 		return
 	}
-	if !clientMethod(f.Method) {
-		c.log.Debug().Str("method", f.Method).Msg("agent notification outside ACP dropped")
+	if !clientMethod(m.Method) {
+		c.log.Debug().Str("method", m.Method).Msg("agent notification outside ACP dropped")
 		return
 	}
-	if f.Method == acp.MethodSessionUpdate && (c.filter.Load() || emptyChunk(f.Params)) {
+	if m.Method == acp.MethodSessionUpdate && (c.filter.Load() || emptyChunk(m.Params)) {
 		return
 	}
-	if err := c.rc.NotifyRaw(c.ctx, f.Method, f.Params); err != nil {
-		c.log.Debug().Err(err).Str("method", f.Method).Msg("forwarding to the editor")
+	if err := c.rc.NotifyRaw(c.ctx, m.Method, m.Params); err != nil {
+		c.log.Debug().Err(err).Str("method", m.Method).Msg("forwarding to the editor")
 	}
 }
 
-// serve answers one agent request with the editor's answer, off the reader.
-func (c *agentConn) serve(f frame) {
-	key := string(f.ID)
+// serve answers one agent request with the editor's answer, off the
+// reader. The request itself is queued to the editor here, on the reader,
+// when the client can (acp.RawCallStarter): a notification the agent
+// wrote after its request then reaches the editor after it too, while the
+// wait for the answer runs in a goroutine of its own and the stream goes
+// on.
+func (c *agentConn) serve(m *rpcchild.Message) {
+	id, method, params := json.RawMessage(string(m.ID)), m.Method, json.RawMessage(string(m.Params))
+	key := string(id)
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
 	c.handlers[key] = cancel
 	c.mu.Unlock()
+	var await func() (json.RawMessage, error)
+	switch {
+	case !clientMethod(method):
+		err := acp.NewError(acp.CodeMethodNotFound, "Method not found: "+method, nil)
+		await = func() (json.RawMessage, error) { return nil, err }
+	case c.rc == nil:
+		await = func() (json.RawMessage, error) { return nil, errors.New("no editor session to ask") }
+	default:
+		if s, ok := c.rc.(acp.RawCallStarter); ok {
+			await = s.StartCallRaw(ctx, method, params)
+		} else {
+			await = func() (json.RawMessage, error) { return c.rc.CallRaw(ctx, method, params) }
+		}
+	}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -274,48 +184,55 @@ func (c *agentConn) serve(f frame) {
 			c.mu.Unlock()
 			cancel()
 		}()
-		resp := outResponse{JSONRPC: "2.0", ID: f.ID}
-		var res json.RawMessage
-		var err error
-		switch {
-		case !clientMethod(f.Method):
-			err = acp.NewError(acp.CodeMethodNotFound, "Method not found: "+f.Method, nil)
-		case c.rc == nil:
-			err = errors.New("no editor session to ask")
-		default:
-			res, err = c.rc.CallRaw(ctx, f.Method, f.Params)
+		if c.hook != nil {
+			c.hook()
 		}
-		switch {
-		case err == nil:
-			if len(res) == 0 {
-				res = json.RawMessage("null")
-			}
-			resp.Result = res
-		default:
-			resp.Error = toWire(err)
-		}
-		if ctx.Err() != nil && c.ctx.Err() != nil {
-			return // the agent is gone
-		}
-		if werr := c.write(resp); werr != nil {
-			c.log.Debug().Err(werr).Str("method", f.Method).Msg("answering the agent")
-		}
+		res, err := await()
+		c.answer(ctx, id, method, res, err)
 	}()
 }
 
-func toWire(err error) *wireError {
+// answer writes the editor's answer (or err) to the agent's request id.
+func (c *agentConn) answer(ctx context.Context, id json.RawMessage, method string, res json.RawMessage, err error) {
+	if ctx.Err() != nil && c.ctx.Err() != nil {
+		return // the agent is gone
+	}
+	var werr error
+	if err != nil {
+		werr = c.rpc.ReplyError(id, toWire(err))
+	} else {
+		if len(res) == 0 {
+			res = json.RawMessage("null")
+		}
+		werr = c.rpc.Reply(id, res)
+	}
+	if werr != nil {
+		c.log.Debug().Err(werr).Str("method", method).Msg("answering the agent")
+	}
+}
+
+// fromWire is the agent's error answer as the ACP error the editor gets.
+func fromWire(e *rpcchild.Error) error {
+	var data any
+	if len(e.Data) > 0 {
+		data = e.Data
+	}
+	return acp.NewError(e.Code, e.Message, data)
+}
+
+func toWire(err error) *rpcchild.Error {
 	var ae *acp.Error
 	if errors.As(err, &ae) {
-		w := &wireError{Code: ae.Code, Message: ae.Message}
+		w := &rpcchild.Error{Code: ae.Code, Message: ae.Message}
 		if ae.Data != nil {
 			w.Data, _ = json.Marshal(ae.Data)
 		}
 		return w
 	}
 	if errors.Is(err, context.Canceled) {
-		return &wireError{Code: acp.CodeRequestCancelled, Message: "Request cancelled"}
+		return &rpcchild.Error{Code: acp.CodeRequestCancelled, Message: "Request cancelled"}
 	}
-	return &wireError{Code: acp.CodeInternalError, Message: "Internal error: " + err.Error()}
+	return &rpcchild.Error{Code: acp.CodeInternalError, Message: "Internal error: " + err.Error()}
 }
 
 // cancelHandler ends the forwarding of an agent request the agent gave up
@@ -335,38 +252,22 @@ func (c *agentConn) cancelHandler(params json.RawMessage) {
 	}
 }
 
-// die records why the agent's output ended and fails every pending call
-// with it: the agent's name, exit status and stderr tail.
-func (c *agentConn) die(readErr error) {
+// ended is why the agent's output ended, which every pending call gets:
+// the agent's name, exit status and stderr tail.
+func (c *agentConn) ended(readErr error) error {
 	werr := c.p.Wait()
-	var err error
 	switch {
 	case werr != nil:
-		err = fmt.Errorf("the agent stopped: %w", werr)
+		return fmt.Errorf("the agent stopped: %w", werr)
 	case errors.Is(readErr, io.EOF):
-		err = fmt.Errorf("the agent stopped: %s exited with status 0", c.name)
+		return fmt.Errorf("the agent stopped: %s exited with status 0", c.name)
 	default:
-		err = fmt.Errorf("the agent stopped: reading %s: %w", c.name, readErr)
+		return fmt.Errorf("the agent stopped: reading %s: %w", c.name, readErr)
 	}
-	c.mu.Lock()
-	c.deathErr = err
-	pending := c.pending
-	c.pending = map[int64]chan reply{}
-	c.mu.Unlock()
-	for _, ch := range pending {
-		ch <- reply{err: err}
-	}
-	c.cancel()
-	c.wg.Wait()
-	close(c.done)
 }
 
 // err is why the agent ended; nil while it runs.
-func (c *agentConn) err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.deathErr
-}
+func (c *agentConn) err() error { return c.rpc.Err() }
 
 // stop ends the agent process (gracefully unless ctx is done) and waits for
 // the reader, so nothing the agent wrote is forwarded afterwards.

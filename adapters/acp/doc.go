@@ -31,6 +31,16 @@
 // connection, which many sessions share); the answer goes back under the
 // agent's own id. Notifications pass both ways, unknown ones included.
 //
+// Order: the editor gets the agent's frames in the order the agent wrote
+// them. The agent's requests are queued to the editor where the agent's
+// output is read, and only the wait for the editor's answer runs apart, so
+// a session/update written after a session/request_permission cannot
+// overtake it and the stream never waits for the answer.
+//
+// Login: each session's agent is authenticated as the editor of the
+// session's own connection last authenticated; under acpbridge serve, one
+// HTTP client's login never reaches another's sessions.
+//
 // Cancel: session/cancel reaches the agent as soon as the editor sends it
 // (the bridge preempts it). If the agent has not answered the prompt within
 // Options.CancelGrace, the agent is killed, its output is drained, and the
@@ -76,5 +86,7 @@
 // its sessionUpdate discriminator and decoded only when it is a kind a
 // fix looks at.
 //
-// This package imports bridge/acp and adapters/internal/proc, never bridge.
+// This package imports bridge/acp, adapters/internal/proc and
+// adapters/internal/rpcchild (the JSON-RPC client over the agent's stdio,
+// shared with the Codex adapter), never bridge.
 package acp

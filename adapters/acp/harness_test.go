@@ -91,15 +91,9 @@ type editor struct {
 	// notes are the notifications received, in order; noted is signalled
 	// after each.
 	notes []frame // guarded by mu
+	// asked are the requests received, in order, each with notesBefore.
+	asked []frame // guarded by mu
 	noted chan struct{}
-	// asked are the requests from the bridge, in order, with how many
-	// notifications the editor had read before each.
-	asked []asked // guarded by mu
-}
-
-type asked struct {
-	method      string
-	notesBefore int
 }
 
 // askedAt returns how many notifications the editor had read before each
@@ -109,7 +103,7 @@ func (e *editor) askedAt(method string) []int {
 	defer e.mu.Unlock()
 	var out []int
 	for _, a := range e.asked {
-		if a.method == method {
+		if a.Method == method {
 			out = append(out, a.notesBefore)
 		}
 	}
@@ -124,6 +118,8 @@ type options struct {
 	// agent, when set, is the agent to run instead of the scripted one
 	// (its Logger, Trace and grace fields are the harness's).
 	agent *acpadapter.Options
+	// adapt, if set, changes the adapter's options (test hooks).
+	adapt func(acpadapter.Options) acpadapter.Options
 }
 
 // start serves a bridge for the scripted agent until the test ends.
@@ -157,6 +153,9 @@ func start(t *testing.T, o options) *editor {
 				}
 			}
 		}
+	}
+	if o.adapt != nil {
+		ao = o.adapt(ao)
 	}
 	e.agent = acpadapter.New(ao)
 	srv := bridge.New(e.agent, bridge.Options{Logger: log})
@@ -212,7 +211,8 @@ func (e *editor) read(r io.Reader) {
 			}
 		case len(f.ID) > 0:
 			e.mu.Lock()
-			e.asked = append(e.asked, asked{f.Method, len(e.notes)})
+			f.notesBefore = len(e.notes)
+			e.asked = append(e.asked, f)
 			e.mu.Unlock()
 			go e.serve(f)
 		default:

@@ -68,3 +68,15 @@ type RawClient interface {
 	// unchanged, for an agent that must be initialized the same way.
 	InitializeParams() json.RawMessage
 }
+
+// RawCallStarter is implemented by RawClients that can queue a request to
+// the editor apart from waiting for its answer. A passthrough adapter calls
+// StartCallRaw where it reads the agent's output and awaits elsewhere, so
+// the request reaches the editor before the notifications the agent wrote
+// after it (a session/update after session/request_permission), without
+// the agent's stream waiting for the editor's answer. await is called once
+// and returns what CallRaw would; StartCallRaw waits only while the
+// editor reads slowly.
+type RawCallStarter interface {
+	StartCallRaw(ctx context.Context, method string, params json.RawMessage) (await func() (json.RawMessage, error))
+}

@@ -270,12 +270,18 @@ type rawBridge struct {
 }
 
 func spawnBridge(ctx context.Context, fixture string) (*rawBridge, error) {
+	return spawnRaw(ctx, binPath, "replay", fixture)
+}
+
+// spawnRaw starts any ACP agent process on raw pipes: the bridge, or (for
+// side-by-side figures) the agent it wraps.
+func spawnRaw(ctx context.Context, path string, args ...string) (*rawBridge, error) {
 	dir, err := os.MkdirTemp("", "acpbridge-bench")
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	cmd := exec.CommandContext(ctx, binPath, "replay", fixture)
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.WaitDelay = 5 * time.Second
 	b := &rawBridge{cmd: cmd, cancel: cancel, stderr: &lockedBuffer{}, dir: dir}
 	cmd.Stderr = b.stderr

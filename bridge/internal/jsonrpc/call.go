@@ -22,9 +22,33 @@ const maxAbandoned = 1024
 // error wraps ctx's cause. If the read loop ends first, the error wraps
 // ErrDisconnected.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	p, err := c.Start(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	return p.Await(ctx, result)
+}
+
+// Pending is an outgoing call whose request is queued; Await waits for its
+// answer. Each Pending must be awaited once, or its id stays pending until
+// the read loop ends.
+type Pending struct {
+	c      *Conn
+	id     ID
+	method string
+	ch     chan *Response
+}
+
+// Start queues a request and returns without waiting for the answer. The
+// request keeps its place in the FIFO: whatever is sent after Start
+// returns, from any goroutine, is written after it. A caller forwarding a
+// peer's stream calls Start where it reads the stream and Await elsewhere,
+// so a notification read after a request cannot overtake it and the stream
+// does not wait for the answer. Start waits only while the queue is full.
+func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, error) {
 	raw, err := marshalParams(params)
 	if err != nil {
-		return fmt.Errorf("calling %q: %w", method, err)
+		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
 	id := Int64ID(c.nextID.Add(1))
 	ch := make(chan *Response, 1)
@@ -35,21 +59,27 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 	c.mu.Unlock()
 	if ended {
-		return c.disconnected(method)
+		return nil, c.disconnected(method)
 	}
 	if err := c.write(ctx, &Request{ID: id, Method: method, Params: raw}); err != nil {
 		c.forget(id)
-		return fmt.Errorf("calling %q: %w", method, err)
+		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
+	return &Pending{c: c, id: id, method: method, ch: ch}, nil
+}
+
+// Await waits for the answer to the call, as Call does.
+func (p *Pending) Await(ctx context.Context, result any) error {
+	c, method := p.c, p.method
 	var resp *Response
 	select {
-	case resp = <-ch:
+	case resp = <-p.ch:
 	case <-ctx.Done():
-		c.abandon(id)
+		c.abandon(p.id)
 		return fmt.Errorf("calling %q: %w", method, context.Cause(ctx))
 	case <-c.done:
 		select {
-		case resp = <-ch:
+		case resp = <-p.ch:
 		default:
 			return c.disconnected(method)
 		}
@@ -82,6 +112,26 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 		err = c.out.push(ctx, data)
 	}
 	if err != nil {
+		return fmt.Errorf("notifying %q: %w", method, err)
+	}
+	return nil
+}
+
+// NotifyRaw is Notify for params that are already one valid, compact JSON
+// value, or empty for none: they are written as they are, unchecked, with
+// no encoding step and no allocation. It is the path of updates forwarded
+// from an agent that speaks ACP itself, which the adapter has checked.
+func (c *Conn) NotifyRaw(ctx context.Context, method string, params []byte) error {
+	buf := c.scratch.Get().(*[]byte)
+	defer c.putScratch(buf)
+	data := append((*buf)[:0], `{"jsonrpc":"2.0","method":`...)
+	data = appendString(data, method)
+	if len(params) > 0 {
+		data = append(append(data, `,"params":`...), params...)
+	}
+	data = append(data, '}')
+	*buf = data
+	if err := c.out.push(ctx, data); err != nil {
 		return fmt.Errorf("notifying %q: %w", method, err)
 	}
 	return nil

@@ -285,3 +285,51 @@ func TestConnContentLength(t *testing.T) {
 		_ = out.Close()
 	})
 }
+
+// TestStartKeepsOrder: a request queued with Start goes out before
+// anything sent after Start returned, even while its answer is awaited
+// elsewhere, and Await then gets that answer. This is how a forwarded
+// stream keeps the order its source wrote it in: with Call, the request's
+// write raced the notifications sent after it.
+func TestStartKeepsOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, framingNDJSON, Options{}, StdioOptions{})
+		p, err := h.conn.Start(t.Context(), "session/request_permission", map[string]string{"sessionId": "s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.conn.Notify(t.Context(), "session/update", map[string]string{"sessionId": "s"}); err != nil {
+			t.Fatal(err)
+		}
+		h.expect(`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s"}}`)
+		h.expect(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s"}}`)
+		h.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"cancelled"}}}`)
+		var res json.RawMessage
+		if err := p.Await(t.Context(), &res); err != nil || string(res) != `{"outcome":{"outcome":"cancelled"}}` {
+			t.Errorf("Await = %s, %v", res, err)
+		}
+	})
+}
+
+// TestNotifyRaw: raw params are written exactly as Notify writes the same
+// value, and empty params are left out.
+func TestNotifyRaw(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, framingNDJSON, Options{}, StdioOptions{})
+		params := json.RawMessage(`{"sessionId":"s","update":{"text":"\u00e9\n"}}`)
+		if err := h.conn.Notify(t.Context(), "session/update", params); err != nil {
+			t.Fatal(err)
+		}
+		want := string(h.recv())
+		if err := h.conn.NotifyRaw(t.Context(), "session/update", params); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(h.recv()); got != want {
+			t.Errorf("NotifyRaw wrote %s, Notify %s", got, want)
+		}
+		if err := h.conn.NotifyRaw(t.Context(), "_x/ping", nil); err != nil {
+			t.Fatal(err)
+		}
+		h.expect(`{"jsonrpc":"2.0","method":"_x/ping"}`)
+	})
+}
