@@ -143,6 +143,7 @@ func (a *Adapter) Close() error {
 	a.sessions = map[*session]struct{}{}
 	a.mu.Unlock()
 	var errs []error
+	a.opts.Record.end()
 	for _, s := range open {
 		errs = append(errs, s.Close())
 	}

@@ -56,6 +56,23 @@ func (r *Recorder) begin(p *Profile, o *Options, cwd string) *recording {
 	return r.rec
 }
 
+// end stops recording the terminal: what the agent draws while it is
+// stopped answers keys the recording does not have (Stop types its own),
+// and a player stops at the end of its input instead.
+func (r *Recorder) end() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	rec := r.rec
+	r.mu.Unlock()
+	if rec != nil {
+		rec.mu.Lock()
+		rec.ended = true
+		rec.mu.Unlock()
+	}
+}
+
 // flush saves the recorded session if it was not saved yet: the adapter
 // closes its sessions itself at shutdown. Call it once the session's agent
 // has ended.
@@ -94,6 +111,7 @@ type recording struct {
 	steps  []termStep        // guarded by mu
 	editor []json.RawMessage // guarded by mu
 	asked  int               // guarded by mu; permission requests answered
+	ended  bool              // guarded by mu; the session is closing: the agent's goodbye is not recorded
 	want   [][]byte          // guarded by mu; what the bridge wrote the editor
 	reply  strings.Builder   // guarded by mu; the reply text of the turn
 
@@ -108,6 +126,9 @@ func (rec *recording) step(dir fixtures.Dir, b []byte) {
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
+	if rec.ended {
+		return
+	}
 	now := rec.now()
 	rec.steps = append(rec.steps, termStep{dir: dir, delay: now.Sub(rec.last), data: append([]byte(nil), b...)})
 	rec.last = now
@@ -265,6 +286,7 @@ func (s *recSession) Prompt(ctx context.Context, req acp.PromptRequest) (acp.Sto
 }
 
 func (s *recSession) Close() error {
+	s.rec.r.end()
 	err := s.Session.Close()
 	if serr := s.rec.saved(); serr != nil {
 		return serr
