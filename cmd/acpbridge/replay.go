@@ -6,7 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/replay"
+	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/fixtures"
 )
 
@@ -31,11 +33,41 @@ func replayCommand(g *globals, serve serveFunc) *cli.Command {
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("loading fixture: %v", err), 2)
 			}
-			a, err := replay.Stream(rec, replay.Options{Logger: g.logger, Trace: g.traceAgent(), Pace: pace})
+			a, err := replayAdapter(g, rec, pace)
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("replaying %s: %v", rec.Path, err), 2)
 			}
 			return serve(c, a)
 		},
+	}
+}
+
+// replayAdapter is the one place that knows every kind of recording: the
+// fixture's "adapter" meta picks the adapter the recording is played
+// through, driven by the in-process player of that kind as its agent
+// process. A new kind of recording is one more case here.
+func replayAdapter(g *globals, rec *fixtures.Recording, pace time.Duration) (bridge.Adapter, error) {
+	switch kind := rec.Meta["adapter"]; kind {
+	case "claude":
+		return replay.Stream(rec, replay.Options{Pace: pace, Wrap: claudeReplay(g)})
+	default:
+		return nil, fmt.Errorf("unsupported adapter %q (want claude)", kind)
+	}
+}
+
+// claudeReplay wraps Claude Code's adapter around the replay's launcher.
+func claudeReplay(g *globals) func(replay.Launch) replay.Agent {
+	return func(launch replay.Launch) replay.Agent {
+		return claude.New(claude.Options{
+			Path:      "claude",
+			Launch:    launch,
+			Logger:    g.logger,
+			Trace:     g.traceAgent(),
+			StopGrace: stopGrace,
+			// The recorded CLI starts instantly: waiting for its initialize
+			// answer makes every session/new answer carry the same models and
+			// commands, instead of racing the start.
+			AwaitStart: true,
+		})
 	}
 }
