@@ -1,12 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/claude"
+	"github.com/acpbridge/acpbridge/adapters/codex"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/fixtures"
@@ -50,9 +54,32 @@ func replayAdapter(g *globals, rec *fixtures.Recording, pace time.Duration) (bri
 	switch kind := rec.Meta["adapter"]; kind {
 	case "claude":
 		return replay.Stream(rec, replay.Options{Pace: pace, Wrap: claudeReplay(g)})
+	case "acp", "codex":
+		launch, err := replay.Launcher(rec, replay.PlayerOptions{Pace: pace})
+		if err != nil {
+			return nil, err
+		}
+		title := " (replay of " + filepath.Base(rec.Path) + ")"
+		if kind == "codex" {
+			return codex.New(codex.Options{Path: "codex", Launch: launch, Logger: g.logger, Trace: g.traceAgent(),
+				StopGrace: stopGrace}), nil
+		}
+		name := cmp.Or(rec.Meta["agent"], "acp")
+		return acpadapter.New(acpadapter.Options{Name: name, Title: nativeTitle(name) + title, Path: name,
+			Launch: launch, Logger: g.logger, Trace: g.traceAgent(), StopGrace: stopGrace}), nil
 	default:
-		return nil, fmt.Errorf("unsupported adapter %q (want claude)", kind)
+		return nil, fmt.Errorf("unsupported adapter %q (want claude, acp or codex)", kind)
 	}
+}
+
+// nativeTitle is the product name of a native-ACP agent known by name.
+func nativeTitle(name string) string {
+	for _, n := range nativeAgents() {
+		if n.name == name {
+			return n.title
+		}
+	}
+	return name
 }
 
 // claudeReplay wraps Claude Code's adapter around the replay's launcher.
