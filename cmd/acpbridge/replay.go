@@ -11,6 +11,7 @@ import (
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/codex"
+	"github.com/acpbridge/acpbridge/adapters/pty"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/fixtures"
@@ -67,8 +68,12 @@ func replayAdapter(g *globals, rec *fixtures.Recording, pace time.Duration) (bri
 		name := cmp.Or(rec.Meta["agent"], "acp")
 		return acpadapter.New(acpadapter.Options{Name: name, Title: nativeTitle(name) + title, Path: name,
 			Launch: launch, Logger: g.logger, Trace: g.traceAgent(), StopGrace: stopGrace}), nil
+	case "pty":
+		// A terminal recording plays at its recorded pace: its timing is
+		// what the engine reads screens by.
+		return pty.Replay(rec.Meta, rec.Script, pty.ReplayOptions{Logger: g.logger})
 	default:
-		return nil, fmt.Errorf("unsupported adapter %q (want claude, acp or codex)", kind)
+		return nil, fmt.Errorf("unsupported adapter %q (want claude, acp, codex or pty)", kind)
 	}
 }
 
