@@ -125,6 +125,7 @@ fuzz:
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzAppendJSONText$$' -fuzztime 20s
 	$(GO) test ./fixtures -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
+	$(GO) test ./adapters/pty -run '^$$' -fuzz '^FuzzPTYChunking$$' -fuzztime 20s
 
 clean:
 	rm -rf bin $(CACHE)
