@@ -75,8 +75,10 @@ codex-cli:
 agent-clis:
 	scripts/install-agents.sh >/dev/null
 
+# The PTY figures (first chunk and turn end on the fake TUI, RSS per
+# terminal session) come from adapters/pty and BenchmarkPTYSession.
 bench: build
-	$(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+	$(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ ./adapters/pty/ | $(GO) run ./cmd/benchtable
 
 # acpbridge on the real Claude Code CLI, side by side with the peer adapter
 # (@agentclientprotocol/claude-agent-acp, pinned by bench/peer/package-lock.json)

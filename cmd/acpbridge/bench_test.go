@@ -270,12 +270,17 @@ type rawBridge struct {
 }
 
 func spawnBridge(ctx context.Context, fixture string) (*rawBridge, error) {
+	return spawnBridgeArgs(ctx, "replay", fixture)
+}
+
+// spawnBridgeArgs starts the bridge with args on raw pipes.
+func spawnBridgeArgs(ctx context.Context, args ...string) (*rawBridge, error) {
 	dir, err := os.MkdirTemp("", "acpbridge-bench")
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	cmd := exec.CommandContext(ctx, binPath, "replay", fixture)
+	cmd := exec.CommandContext(ctx, binPath, args...)
 	cmd.WaitDelay = 5 * time.Second
 	b := &rawBridge{cmd: cmd, cancel: cancel, stderr: &lockedBuffer{}, dir: dir}
 	cmd.Stderr = b.stderr
