@@ -90,7 +90,14 @@ func TestGeminiTUI(t *testing.T) {
 	if err != nil || p.Name != "gemini" {
 		t.Fatalf("profile for %s = %v, %v; want the built-in gemini", argv[0], p, err)
 	}
-	a, err := New(p, Options{Command: argv, Env: env, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: time.Second})
+	o := Options{Command: argv, Env: env, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: time.Second}
+	if *recordFlag {
+		o.Record = NewRecorder(filepath.Join(recordDir, "gemini.txtar"), "The real Gemini CLI TUI (0.61.0) offline against the scripted Gemini API: a\n"+
+			"text turn, a shell command allowed and one rejected in its approval dialog,\n"+
+			"a cancel while the reply streams, and a last text turn.\n\n"+
+			"Recorded with the pinned CLI (make agent-clis):\n\n\tgo test ./adapters/pty -run 'TestGeminiTUI$' -record\n")
+	}
+	a, err := New(p, o)
 	if err != nil {
 		t.Fatal(err)
 	}

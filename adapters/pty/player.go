@@ -47,8 +47,9 @@ type ReplayOptions struct {
 // code a live agent does. meta is the recording's meta section; script
 // returns its agent section afresh for each session.
 //
-// A typed line (a prompt: keys ending in Enter) is matched by any line, so
-// an editor may type other prompts and see the recorded replies; other
+// A typed line (a prompt: keys ending in Enter, or a bracketed paste) is
+// matched by any line or paste, so an editor may type other prompts and
+// see the recorded replies; other
 // keys (dialog answers, interrupts, terminal answers) must match. When
 // they do not, the player writes what went wrong on the screen and ends,
 // and the turn fails with that screen.
@@ -224,7 +225,8 @@ func (kb *keyboard) wait(ctx context.Context, want []byte, diverge time.Duration
 }
 
 // take removes want from buf if it was typed; a typed line (text ending in
-// Enter) is matched by any line. Called with mu held.
+// Enter) is matched by any line, and a paste by any paste. Called with mu
+// held.
 func (kb *keyboard) take(want []byte) bool {
 	if i := bytes.Index(kb.buf, want); i >= 0 {
 		kb.buf = append(kb.buf[:i], kb.buf[i+len(want):]...)
@@ -236,5 +238,20 @@ func (kb *keyboard) take(want []byte) bool {
 			return true
 		}
 	}
+	// A pasted prompt (typed apart from its submit keys) is matched by any
+	// paste.
+	if bytes.HasPrefix(want, pasteStart) && bytes.HasSuffix(want, pasteEnd) {
+		if i := bytes.Index(kb.buf, pasteStart); i >= 0 {
+			if j := bytes.Index(kb.buf[i:], pasteEnd); j >= 0 {
+				kb.buf = append(kb.buf[:i], kb.buf[i+j+len(pasteEnd):]...)
+				return true
+			}
+		}
+	}
 	return false
 }
+
+var (
+	pasteStart = []byte("\x1b[200~")
+	pasteEnd   = []byte("\x1b[201~")
+)

@@ -12,8 +12,8 @@ import (
 // A TUI that needs the delay may still take the submit keys as more of the
 // paste now and then (Gemini CLI does, right after a turn): when the
 // screen is then neither idle, busy nor a dialog for a while, the prompt
-// still waits in the input box, and the submit keys are typed again (twice
-// at most; an empty input box ignores them).
+// still waits in the input box, and the submit keys are typed again (three
+// times at most; an empty input box ignores them).
 func (s *session) typePrompt(ctx context.Context, prompt string, paste bool) error {
 	typed := s.typing(prompt, paste)
 	d := time.Duration(s.p.SubmitDelay)
@@ -31,7 +31,7 @@ func (s *session) typePrompt(ctx context.Context, prompt string, paste bool) err
 		if err := s.write(submit); err != nil {
 			return err
 		}
-		if try == 2 || s.submitted(ctx, 4*d) {
+		if try == 3 || s.submitted(ctx, 4*d) {
 			return nil
 		}
 		s.log.Debug().Msg("the prompt is still in the input box: submitting again")
@@ -51,13 +51,16 @@ func (s *session) pause(ctx context.Context, d time.Duration) bool {
 }
 
 // submitted waits, for at most d, for a screen that shows the prompt was
-// taken: busy, idle again, or a dialog.
+// taken: busy, or a dialog, or idle again once the screen has been quiet
+// for the profile's window (a TUI still starting up redraws its input box
+// empty, then with the text typed into it).
 func (s *session) submitted(ctx context.Context, d time.Duration) bool {
 	limit := time.NewTimer(d)
 	defer limit.Stop()
 	for {
 		v := s.scr.view()
-		if (s.p.Busy.set() && s.p.Busy.MatchString(v.text)) || s.p.Idle.MatchString(v.text) || s.p.dialog(v.text) != nil {
+		if (s.p.Busy.set() && s.p.Busy.MatchString(v.text)) || s.p.dialog(v.text) != nil ||
+			(s.p.Idle.MatchString(v.text) && s.quiet(v)) {
 			return true
 		}
 		select {
