@@ -58,10 +58,22 @@ func editorSection(kind string, steps []fixtures.Step) []byte {
 		case m.Method == "thread/start":
 			call("session/new", map[string]any{"cwd": p["cwd"], "mcpServers": []any{}})
 		case m.Method == "turn/start":
-			call("session/prompt", map[string]any{"sessionId": p["threadId"], "prompt": p["input"]})
+			call("session/prompt", map[string]any{"sessionId": p["threadId"], "prompt": acpPrompt(p["input"])})
 		case m.Method == "turn/interrupt":
 			add(map[string]any{"method": "session/cancel", "params": map[string]any{"sessionId": p["threadId"]}})
 		}
 	}
 	return out.Bytes()
+}
+
+// acpPrompt is the ACP prompt of Codex's turn input: its text items.
+func acpPrompt(input any) []any {
+	items, _ := input.([]any)
+	prompt := []any{}
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok && m["type"] == "text" {
+			prompt = append(prompt, map[string]any{"type": "text", "text": m["text"]})
+		}
+	}
+	return prompt
 }

@@ -48,7 +48,10 @@ func volatileNumber(key string) bool {
 
 var (
 	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	timeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
+	// opencode's ids (msg_, prt_, ses_...): a time in hex, then random
+	// letters.
+	timeIDRE = regexp.MustCompile(`\b([a-z]{2,5})_[0-9a-f]{12}[0-9A-Za-z]{14}\b`)
+	timeRE   = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
 	// The CLI's messaging socket is named after its pid, outside TMPDIR.
 	sockRE = regexp.MustCompile(`/cc-socks/\d+\.sock`)
 	// The CLI's environment block ("# Environment ... - OS Version: ...")
@@ -129,6 +132,14 @@ func (n *normalizer) str(s string) string {
 	for _, d := range n.dates {
 		s = strings.ReplaceAll(s, d, placeDate)
 	}
+	s = timeIDRE.ReplaceAllStringFunc(s, func(id string) string {
+		if v, ok := n.uuids[id]; ok {
+			return v
+		}
+		v := fmt.Sprintf("%s_%026d", id[:strings.IndexByte(id, '_')], len(n.uuids)+1)
+		n.uuids[id] = v
+		return v
+	})
 	return uuidRE.ReplaceAllStringFunc(s, func(u string) string {
 		if u == n.session {
 			return u

@@ -63,3 +63,17 @@ func TestSessionIDStable(t *testing.T) {
 		t.Errorf("sessionID %s is not shaped like a v4 UUID", a)
 	}
 }
+
+// TestNormalizeTimeIDs: opencode's message ids hold the time they were made
+// and random letters; a recording renumbers them, consistently.
+func TestNormalizeTimeIDs(t *testing.T) {
+	n := newNormalizer("", "/p", "/h", "/t", "/r", "a:1", nil)
+	got, err := n.line([]byte(`{"a":"msg_20ab491e4001PpWTjAhS0d0wZD","b":"see msg_20ab491e4001PpWTjAhS0d0wZD and prt_20ab491e4002AbCdEfGhIjKlMn"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"a":"msg_00000000000000000000000001","b":"see msg_00000000000000000000000001 and prt_00000000000000000000000002"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
