@@ -125,6 +125,7 @@ func recordAgent(ctx context.Context, cfg *config, agent, name, path string) err
 	}
 	norm := newNormalizer(stable, dirs.project, dirs.home, dirs.tmp, dirs.root, strings.TrimPrefix(url, "http://"),
 		agentMachine(run.env.Argv[0]).scrubber(string(authored)), runDates(started, time.Now().UTC())...)
+	norm.maxString = maxAgentString
 	steps, err := norm.steps(raw)
 	if err != nil {
 		return err
@@ -150,6 +151,10 @@ func addEditor(path string, editor []byte) error {
 	fx.File.SetSection(fixtures.SectionEditor, editor)
 	return fx.Save()
 }
+
+// maxAgentString bounds the string values of a JSON-RPC recording, so a
+// recording stays small enough to read and review.
+const maxAgentString = 512
 
 // agentMachine is thisMachine plus where the pinned CLIs really live: the
 // agents name their own executable (Copilot's terminal-auth command), and
@@ -236,8 +241,9 @@ func agentComment(rec *recording, agent, title, name string) string {
 		"\tgo run ./cmd/record -agent %s -scenario %s\n\n"+
 		"Temp paths are rewritten to %s (cwd) and %s (HOME); the\n"+
 		"session id is a stable one, random UUIDs are renumbered, timestamps and\n"+
-		"timings zeroed. \"<\" lines are what the host wrote to the agent's stdin,\n"+
-		"\">\" lines what the agent wrote on its stdout, in order.\n",
-		title, scenariosOf(agent), name, agent, name, placeProject, placeHome)
+		"timings zeroed, strings cut at %d bytes. \"<\" lines are what the host\n"+
+		"wrote to the agent's stdin, \">\" lines what the agent wrote on its stdout,\n"+
+		"in order.\n",
+		title, scenariosOf(agent), name, agent, name, placeProject, placeHome, maxAgentString)
 	return b.String()
 }
