@@ -18,14 +18,15 @@
 // as its process starter (the player is fixtures/rpcplayer); the adapter
 // serves everything else unchanged.
 //
-// Besides new sessions, the recorded session can be listed and loaded: a
-// load replays the whole recorded conversation as session/update
+// Besides new sessions, a Claude Code recording's session can be listed and
+// loaded (through its adapter's LoadRecorded, see RecordedLoader): a load
+// replays the whole recorded conversation as session/update
 // notifications and returns a session that serves further prompts (the
 // recording's turns, played again).
 //
 // # When the editor answers otherwise
 //
-// A recording holds one answer to each permission question, and what
+// Both players follow these rules. A recording holds one answer to each permission question, and what
 // followed came from that answer. When the editor chooses otherwise, the
 // replay does not pretend: playing the recorded "allow" after a reject
 // would show a tool that ran against the user's choice. Instead:
@@ -68,7 +69,7 @@ import (
 	"github.com/acpbridge/acpbridge/fixtures/fakeagent"
 )
 
-// Options configure a replay. The zero value is usable.
+// Options configure a replay. Wrap is required; the rest may be zero.
 type Options struct {
 	// Pace is a delay before each recorded output line, to watch a replay
 	// unfold at a human speed (default none).
