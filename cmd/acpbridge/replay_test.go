@@ -8,6 +8,7 @@ import (
 
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/codex"
+	"github.com/acpbridge/acpbridge/adapters/pty"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 	"github.com/acpbridge/acpbridge/fixtures"
 )
@@ -28,6 +29,7 @@ func TestReplayKinds(t *testing.T) {
 		{"claude", filepath.Join(dir, "claude", "text.txtar"), func(a any) bool { _, ok := a.(*replay.Adapter); return ok }},
 		{"acp", filepath.Join(dir, "gemini", "text.txtar"), func(a any) bool { _, ok := a.(*acpadapter.Adapter); return ok }},
 		{"codex", filepath.Join(dir, "codex", "text.txtar"), func(a any) bool { _, ok := a.(*codex.Adapter); return ok }},
+		{"pty", filepath.Join(dir, "pty", "text.txtar"), func(a any) bool { _, ok := a.(*pty.Adapter); return ok }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,7 +50,7 @@ func TestReplayKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replayAdapter(&globals{}, rec, 0); err == nil || !strings.Contains(err.Error(), `"telepathy" (want claude, acp or codex)`) {
+	if _, err := replayAdapter(&globals{}, rec, 0); err == nil || !strings.Contains(err.Error(), `"telepathy" (want claude, acp, codex or pty)`) {
 		t.Errorf("replayAdapter(adapter: telepathy) = %v, want an error naming the known kinds", err)
 	}
 }
