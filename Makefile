@@ -77,9 +77,11 @@ agent-clis:
 
 # The passthrough's latency figures are medians over 9 rounds (one turn
 # straight from the scripted agent and one through the bridge each), and
-# its in-process throughput is the 100,000-update turn of issue 9.
+# its in-process throughput is the 100,000-update turn of issue 9. The PTY
+# figures (first chunk and turn end on the fake TUI, RSS per terminal
+# session) come from adapters/pty and BenchmarkPTYSession.
 bench: build
-	{ $(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex|PassthroughLatency)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ && \
+	{ $(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex|PassthroughLatency)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ ./adapters/pty/ && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughLatency$$' -benchtime 9x -count 1 ./cmd/acpbridge/ && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughTurn$$' -benchtime 5x -count 1 ./adapters/acp/; } | $(GO) run ./cmd/benchtable
 
@@ -117,9 +119,11 @@ lint:
 	$(GO) vet ./...
 	@! git grep -n 'github.com/rs/zerolog/log"' -- '*.go' || { echo 'use a zerolog.Logger from Options, not the global logger'; exit 1; }
 
-# Rewrite the `want` sections of the transcript goldens and the type goldens.
+# Rewrite the `want` sections of the transcript goldens (Claude Code's in
+# bridge and adapters/claude, the JSON-RPC recordings' in adapters/replay) and
+# the type goldens. Only packages that define -update: others reject the flag.
 golden:
-	$(GO) test ./bridge/... ./adapters/... -run 'Golden' -update
+	$(GO) test ./bridge ./bridge/acp ./adapters/claude ./adapters/replay -run 'Golden' -update
 
 fuzz:
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s
@@ -132,6 +136,7 @@ fuzz:
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzAppendJSONText$$' -fuzztime 20s
 	$(GO) test ./fixtures -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
+	$(GO) test ./adapters/pty -run '^$$' -fuzz '^FuzzPTYChunking$$' -fuzztime 20s
 
 clean:
 	rm -rf bin $(CACHE)

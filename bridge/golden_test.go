@@ -17,6 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
@@ -43,7 +44,9 @@ func TestGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(fx.Editor) == 0 {
+		// The JSON-RPC recordings (adapter: acp, codex) are played by
+		// adapters/replay's TestGolden, through their own adapters.
+		if len(fx.Editor) == 0 || fx.Meta["adapter"] != "claude" {
 			continue
 		}
 		ran++
@@ -75,7 +78,9 @@ func TestGolden(t *testing.T) {
 func transcript(t *testing.T, v *acptest.Validator, fx *fixtures.Fixture) [][]byte {
 	check := v.NewChecker()
 	sid := fx.Meta["session"]
-	a, err := replay.New(fx, replay.Options{NewSessionID: func() string { return sid }})
+	a, err := replay.New(fx, replay.Options{Wrap: func(l replay.Launch) replay.Agent {
+		return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true, NewSessionID: func() string { return sid }})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

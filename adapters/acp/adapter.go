@@ -42,6 +42,9 @@ type Options struct {
 	// Trace, if set, receives every line written to (true) or read from
 	// (false) the agent.
 	Trace func(toAgent bool, line []byte)
+	// Launch starts the agent (default proc.Start). A replay passes an
+	// in-process player of a recording.
+	Launch func(ctx context.Context, spec proc.Spec) (proc.Process, error)
 
 	// serveHook, set only by tests, runs where an agent request's answer
 	// is awaited, before the wait.
@@ -81,6 +84,9 @@ func New(o Options) *Adapter {
 	if o.CancelGrace <= 0 {
 		o.CancelGrace = DefaultCancelGrace
 	}
+	if o.Launch == nil {
+		o.Launch = proc.Start
+	}
 	return &Adapter{opts: o}
 }
 
@@ -113,7 +119,7 @@ type authenticated interface {
 // hold initMu.
 func (a *Adapter) dialLocked(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient, auth json.RawMessage) (*agentConn, json.RawMessage, error) {
 	log := a.opts.Logger.With().Str("adapter", a.opts.Name).Logger()
-	p, err := proc.Start(context.Background(), proc.Spec{
+	p, err := a.opts.Launch(context.Background(), proc.Spec{
 		Name: a.opts.Name, Path: a.opts.Path, Args: a.opts.Args, Env: a.opts.Env,
 		Dir: dir, Logger: a.opts.Logger, Grace: a.opts.StopGrace,
 	})

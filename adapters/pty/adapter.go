@@ -36,6 +36,8 @@ type Options struct {
 	NewSessionID func() string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Record, if set, records the first session into a fixture file.
+	Record *Recorder
 
 	// start starts the agent; tests may replace it.
 	start func(ctx context.Context, s proc.Spec, cols, rows uint16) (proc.Process, error)
@@ -100,11 +102,19 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	if a.closed {
 		return nil, errors.New("adapter closed")
 	}
-	s, err := startSession(ctx, acp.SessionID(a.opts.NewSessionID()), req, c, a.p, &a.opts)
+	o := &a.opts
+	rec := a.opts.Record.begin(a.p, o, req.Cwd)
+	if rec != nil {
+		c, o = rec.client(c), rec.options(o)
+	}
+	s, err := startSession(ctx, acp.SessionID(a.opts.NewSessionID()), req, c, a.p, o)
 	if err != nil {
 		return nil, err
 	}
 	a.sessions[s] = struct{}{}
+	if rec != nil {
+		return rec.session(&closer{session: s, a: a}), nil
+	}
 	return &closer{session: s, a: a}, nil
 }
 
@@ -133,8 +143,10 @@ func (a *Adapter) Close() error {
 	a.sessions = map[*session]struct{}{}
 	a.mu.Unlock()
 	var errs []error
+	a.opts.Record.end()
 	for _, s := range open {
 		errs = append(errs, s.Close())
 	}
+	errs = append(errs, a.opts.Record.flush())
 	return errors.Join(errs...)
 }

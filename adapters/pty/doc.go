@@ -15,5 +15,13 @@
 // knows for too long ends the turn with an error naming the profile and the
 // TUI version it was written for.
 //
-// The package imports bridge/acp and adapters/internal/proc, never bridge.
+// A Recorder (Options.Record, `acpbridge pty --record`) writes a session
+// as a fixture of fixtures/pty: what the agent drew and what the bridge
+// typed, with timing, and the editor's side. Replay serves such a
+// recording: an in-process player acts as the agent, so a replay runs the
+// same engine a live agent does (`acpbridge replay`, and the tests, which
+// replay every recording of fixtures/pty and fuzz their chunking).
+//
+// The package imports bridge/acp, adapters/internal/proc and fixtures,
+// never bridge.
 package pty

@@ -37,6 +37,10 @@ type Profile struct {
 	Submit Keys `toml:"submit"`
 	// Interrupt are the keys that stop a turn (default ["ctrl-c"]).
 	Interrupt Keys `toml:"interrupt"`
+	// SubmitDelay is a pause between typing the prompt and the submit keys,
+	// for TUIs that take keys arriving right after a paste as part of it
+	// (Gemini CLI makes such an Enter a new line).
+	SubmitDelay Duration `toml:"submit_delay"`
 	// Quiet is how long the screen must not change before an idle screen
 	// ends the turn (default 150ms; a BEL at idle ends it at once).
 	Quiet Duration `toml:"quiet"`

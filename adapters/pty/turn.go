@@ -44,7 +44,7 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	// What is above the cursor: the cursor's row is where the prompt is
 	// typed, so it changes.
 	base := s.p.content(v.above())
-	if err := s.write(s.typing(prompt, v.paste)); err != nil {
+	if err := s.typePrompt(ctx, prompt, v.paste); err != nil {
 		return "", err
 	}
 	t := &turn{s: s, prompt: prompt, base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}

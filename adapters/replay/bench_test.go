@@ -42,7 +42,7 @@ func BenchmarkTextTurn(b *testing.B) {
 // prompt, and reads the editor's side until the prompt's answer, counting
 // agent_message_chunk updates.
 func playTurn(ctx context.Context, fx *fixtures.Fixture, server func(*replay.Adapter) *bridge.Server) (int, error) {
-	ad, err := replay.New(fx, replay.Options{})
+	ad, err := replay.New(fx, replay.ClaudeOptions(nil, "", 0))
 	if err != nil {
 		return 0, err
 	}

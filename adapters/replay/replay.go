@@ -1,18 +1,32 @@
 // Package replay serves a recorded native session (a fixture) as if the
-// wrapped CLI were running: the adapter the fixture names is built with an
-// in-process fake agent that plays the fixture's script, so an editor sees
-// the recorded conversation, permission questions included, without the
-// real CLI, a network or an account. It is for demos, editor integration
-// work and tests.
+// wrapped CLI were running: the adapter the fixture names is driven by an
+// in-process player that acts as the agent process and plays the fixture's
+// script, so an editor sees the recorded conversation, permission questions
+// included, without the real CLI, a network or an account. It is for demos,
+// editor integration work and tests.
 //
-// Besides new sessions, the recorded session can be listed and loaded: a
-// load replays the whole recorded conversation as session/update
+// # Who builds what
+//
+// No adapter imports another, so this package never builds the adapter it
+// drives: its caller (the composition root, cmd/acpbridge's replay.go,
+// which picks by the fixture's "adapter" meta) does. For a Claude Code
+// recording ("adapter: claude") the caller passes Options.Wrap, which builds
+// the adapter around the launcher this package gives it (the player is
+// fixtures/fakeagent); Adapter adds what a replay serves besides (the
+// recorded session to list and load). For a JSON-RPC recording ("adapter:
+// acp", "adapter: codex") the caller builds the adapter itself with Launcher
+// as its process starter (the player is fixtures/rpcplayer); the adapter
+// serves everything else unchanged.
+//
+// Besides new sessions, a Claude Code recording's session can be listed and
+// loaded (through its adapter's LoadRecorded, see RecordedLoader): a load
+// replays the whole recorded conversation as session/update
 // notifications and returns a session that serves further prompts (the
 // recording's turns, played again).
 //
 // # When the editor answers otherwise
 //
-// A recording holds one answer to each permission question, and what
+// Both players follow these rules. A recording holds one answer to each permission question, and what
 // followed came from that answer. When the editor chooses otherwise, the
 // replay does not pretend: playing the recorded "allow" after a reject
 // would show a tool that ran against the user's choice. Instead:
@@ -33,8 +47,8 @@
 // file as it plays, so a long recording costs no more memory than a short
 // one.
 //
-// The package imports adapters/claude, fixtures, fixtures/fakeagent and
-// adapters/internal/proc; never the bridge package.
+// The package imports fixtures, its players and adapters/internal/proc;
+// never another adapter and never the bridge package.
 package replay
 
 import (
@@ -43,33 +57,46 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/rs/zerolog"
-
-	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/fixtures"
 	"github.com/acpbridge/acpbridge/fixtures/fakeagent"
 )
 
-// Options configure a replay. The zero value is usable.
+// Options configure a replay. Wrap is required; the rest may be zero.
 type Options struct {
-	// Logger receives diagnostics; the zero value discards them.
-	Logger zerolog.Logger
-	// Trace, if set, sees every line exchanged with the fake agent.
-	Trace func(toAgent bool, line []byte)
-	// NewSessionID returns the id of a new session (default: random).
-	NewSessionID func() string
 	// Pace is a delay before each recorded output line, to watch a replay
 	// unfold at a human speed (default none).
 	Pace time.Duration
-	// CancelGrace and StopGrace are passed to the wrapped adapter.
-	CancelGrace, StopGrace time.Duration
+	// Wrap builds the adapter a Claude Code recording is played through,
+	// around launch (required by New and Stream).
+	Wrap func(launch Launch) Agent
+}
+
+// Launch starts an agent process; the wrapped adapter calls it where it
+// would start the real CLI.
+type Launch = func(ctx context.Context, spec proc.Spec) (proc.Process, error)
+
+// Agent is the adapter a replay drives. Its methods are the bridge's
+// Adapter methods of the same names, with the same contract.
+type Agent interface {
+	Info() acp.AgentInfo
+	NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error)
+	Close() error
+}
+
+// RecordedLoader is an Agent that can serve session/load of the recorded
+// session: it sends history (the recorded agent script as (fromAgent, line)
+// pairs) to c as the conversation so far, then opens the session in cwd
+// resumed. Without it the recorded session is listed but cannot be loaded.
+type RecordedLoader interface {
+	LoadRecorded(ctx context.Context, req acp.LoadSessionRequest, cwd string, history iter.Seq2[bool, []byte], c acp.Client) (acp.Session, error)
 }
 
 // Adapter replays one fixture. Its methods are safe for concurrent use.
@@ -78,7 +105,7 @@ type Adapter struct {
 	opts     Options
 	recorded acp.SessionID // the session id in the recording
 	title    string        // the first prompt's text, shortened
-	inner    *claude.Adapter
+	inner    Agent
 }
 
 // source is what an Adapter replays: a fixture in memory (New) or a
@@ -92,7 +119,7 @@ type source struct {
 }
 
 // New returns an Adapter serving fx, whose script is held in memory. Only
-// fixtures of the claude adapter are supported.
+// Claude Code recordings ("adapter: claude") are played this way.
 func New(fx *fixtures.Fixture, opts Options) (*Adapter, error) {
 	return newAdapter(source{
 		path:   fx.Path,
@@ -128,20 +155,11 @@ func newAdapter(src source, opts Options) (*Adapter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replaying %s: %w", src.path, err)
 	}
+	if opts.Wrap == nil {
+		return nil, fmt.Errorf("replaying %s: no adapter to wrap (Options.Wrap)", src.path)
+	}
 	a := &Adapter{src: src, opts: opts, recorded: acp.SessionID(src.meta["session"]), title: title}
-	a.inner = claude.New(claude.Options{
-		Path:         "claude",
-		Launch:       a.launch,
-		NewSessionID: opts.NewSessionID,
-		Logger:       opts.Logger.With().Str("replay", src.path).Logger(),
-		Trace:        opts.Trace,
-		CancelGrace:  opts.CancelGrace,
-		StopGrace:    opts.StopGrace,
-		// The recorded CLI starts instantly: waiting for its initialize
-		// answer makes every session/new answer carry the same models and
-		// commands, instead of racing the start.
-		AwaitStart: true,
-	})
+	a.inner = opts.Wrap(a.launch)
 	return a, nil
 }
 
@@ -261,7 +279,11 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 	if req.SessionID != a.recorded {
 		return nil, fmt.Errorf("%w: no recorded session %s", acp.ErrResourceNotFound, req.SessionID)
 	}
-	lines, err := a.history()
+	l, ok := a.inner.(RecordedLoader)
+	if !ok {
+		return nil, fmt.Errorf("%w: replaying %s: this recording cannot be loaded", acp.ErrInternal, a.src.path)
+	}
+	history, err := a.history()
 	if err != nil {
 		return nil, fmt.Errorf("%w: replaying %s: %v", acp.ErrInternal, a.src.path, err)
 	}
@@ -269,35 +291,33 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 	if cwd == "" {
 		cwd = a.src.meta["cwd"]
 	}
-	if err := claude.ReplayHistory(ctx, c, req.SessionID, cwd, lines, a.opts.Logger); err != nil {
-		return nil, err
-	}
-	s, err := a.inner.OpenSession(claude.OpenOptions{ID: req.SessionID, Cwd: cwd,
-		AdditionalDirectories: req.AdditionalDirectories, McpServers: req.McpServers, Resume: true}, c)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return l.LoadRecorded(ctx, req, cwd, func(yield func(bool, []byte) bool) {
+		for _, st := range history {
+			if !yield(st.Dir == fixtures.FromAgent, st.Line) {
+				return
+			}
+		}
+	}, c)
 }
 
-// history reads the recorded conversation for ReplayHistory, which takes it
+// history reads the recorded conversation for LoadRecorded, which takes it
 // whole (unlike a session, which streams it).
-func (a *Adapter) history() ([]claude.HistoryLine, error) {
+func (a *Adapter) history() ([]fixtures.Step, error) {
 	sr, err := a.src.script()
 	if err != nil {
 		return nil, err
 	}
 	defer sr.Close()
-	var lines []claude.HistoryLine
+	var steps []fixtures.Step
 	for {
 		st, err := sr.Next()
 		if err == io.EOF {
-			return lines, nil
+			return steps, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		lines = append(lines, claude.HistoryLine{FromAgent: st.Dir == fixtures.FromAgent, Line: bytes.Clone(st.Line)})
+		steps = append(steps, fixtures.Step{Dir: st.Dir, Line: bytes.Clone(st.Line)})
 	}
 }
 

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures"
@@ -101,11 +99,7 @@ func loadDemo(t *testing.T) (*Adapter, *fixtures.Recording) {
 }
 
 func demoOptions(t *testing.T) Options {
-	return Options{
-		Logger:       zerolog.New(zerolog.NewTestWriter(t)),
-		NewSessionID: func() string { return "22222222-2222-4222-8222-222222222222" },
-		StopGrace:    100 * time.Millisecond,
-	}
+	return claudeOptions(t, "22222222-2222-4222-8222-222222222222", 100*time.Millisecond)
 }
 
 const demoPrompt = "Add a hello-world command to this Go project under cmd/hello."
@@ -284,7 +278,7 @@ func TestFileChangedAfterOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Stream(rec, Options{Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 100 * time.Millisecond})
+	a, err := Stream(rec, claudeOptions(t, "", 100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +320,7 @@ func TestPromptsBeyondTheRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Stream(fx, Options{Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	a, err := Stream(fx, claudeOptions(t, "", 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func agentsCommand(out io.Writer) *cli.Command {
 	var asJSON bool
 	return &cli.Command{
 		Name:  "agents",
-		Usage: "list the agents the bridge knows, whether each is installed here, and editor configuration for each",
+		Usage: "list the agents the bridge knows (the TUIs of the built-in PTY profiles too), whether each is installed here, and editor configuration for each",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON", Destination: &asJSON},
 		},
@@ -51,7 +51,7 @@ func agentsCommand(out io.Writer) *cli.Command {
 			if err != nil {
 				self = "acpbridge"
 			}
-			reports := surveyAgents(c.Context, self)
+			reports := append(surveyAgents(c.Context, self), ptyReports(self)...)
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")

@@ -273,6 +273,11 @@ func spawnBridge(ctx context.Context, fixture string) (*rawBridge, error) {
 	return spawnRaw(ctx, binPath, "replay", fixture)
 }
 
+// spawnBridgeArgs starts the bridge with args on raw pipes.
+func spawnBridgeArgs(ctx context.Context, args ...string) (*rawBridge, error) {
+	return spawnRaw(ctx, binPath, args...)
+}
+
 // spawnRaw starts any ACP agent process on raw pipes: the bridge, or (for
 // side-by-side figures) the agent it wraps.
 func spawnRaw(ctx context.Context, path string, args ...string) (*rawBridge, error) {

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp"
@@ -81,7 +82,9 @@ func benchDelivery(b *testing.B, pace time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := replay.New(fx, replay.Options{Pace: pace})
+	a, err := replay.New(fx, replay.Options{Pace: pace, Wrap: func(l replay.Launch) replay.Agent {
+		return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true})
+	}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // ptyCommand builds the pty command: any interactive terminal agent, driven
 // through a pseudo-terminal by a profile.
 func ptyCommand(g *globals, serve serveFunc) *cli.Command {
-	var profile string
+	var profile, record string
 	var cols, rows int
 	return &cli.Command{
 		Name:      "pty",
@@ -26,6 +26,8 @@ func ptyCommand(g *globals, serve serveFunc) *cli.Command {
 				Usage: "a built-in profile `NAME`, or a profile FILE (TOML)", Destination: &profile},
 			&cli.IntFlag{Name: "cols", Value: 200, Usage: "terminal width", Destination: &cols},
 			&cli.IntFlag{Name: "rows", Value: 50, Usage: "terminal height", Destination: &rows},
+			&cli.StringFlag{Name: "record", EnvVars: []string{"ACPBRIDGE_PTY_RECORD"},
+				Usage: "record the first session's terminal and the editor's turns into fixture `FILE` (see `acpbridge replay`)", Destination: &record},
 		},
 		Action: func(c *cli.Context) error {
 			argv := c.Args().Slice()
@@ -39,7 +41,11 @@ func ptyCommand(g *globals, serve serveFunc) *cli.Command {
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("--profile: %v", err), 2)
 			}
-			a, err := pty.New(p, pty.Options{Command: argv, Cols: cols, Rows: rows, Logger: g.logger, StopGrace: stopGrace})
+			o := pty.Options{Command: argv, Cols: cols, Rows: rows, Logger: g.logger, StopGrace: stopGrace}
+			if record != "" {
+				o.Record = pty.NewRecorder(record, "")
+			}
+			a, err := pty.New(p, o)
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}

@@ -13,7 +13,7 @@ import (
 
 // buildFakeTUI builds cmd/faketui, the fake terminal agent, into a
 // temporary directory.
-func buildFakeTUI(t *testing.T) string {
+func buildFakeTUI(t testing.TB) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "faketui")
 	build := exec.Command("go", "build", "-o", out, "../faketui")

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+	"github.com/acpbridge/acpbridge/adapters/claude"
+	"github.com/acpbridge/acpbridge/adapters/codex"
+	"github.com/acpbridge/acpbridge/adapters/pty"
 	"github.com/acpbridge/acpbridge/adapters/replay"
+	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/fixtures"
 )
 
@@ -16,7 +23,7 @@ func replayCommand(g *globals, serve serveFunc) *cli.Command {
 	var pace time.Duration
 	return &cli.Command{
 		Name:      "replay",
-		Usage:     "serve a recorded native session as if the wrapped CLI were running (no CLI or credentials needed)",
+		Usage:     "serve a recorded session (Claude Code, a native-ACP CLI or Codex) as if the wrapped CLI were running (no CLI or credentials needed)",
 		ArgsUsage: "FIXTURE",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "pace", EnvVars: []string{"ACPBRIDGE_REPLAY_PACE"},
@@ -31,11 +38,68 @@ func replayCommand(g *globals, serve serveFunc) *cli.Command {
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("loading fixture: %v", err), 2)
 			}
-			a, err := replay.Stream(rec, replay.Options{Logger: g.logger, Trace: g.traceAgent(), Pace: pace})
+			a, err := replayAdapter(g, rec, pace)
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("replaying %s: %v", rec.Path, err), 2)
 			}
 			return serve(c, a)
 		},
+	}
+}
+
+// replayAdapter is the one place that knows every kind of recording: the
+// fixture's "adapter" meta picks the adapter the recording is played
+// through, driven by the in-process player of that kind as its agent
+// process. A new kind of recording is one more case here.
+func replayAdapter(g *globals, rec *fixtures.Recording, pace time.Duration) (bridge.Adapter, error) {
+	switch kind := rec.Meta["adapter"]; kind {
+	case "claude":
+		return replay.Stream(rec, replay.Options{Pace: pace, Wrap: claudeReplay(g)})
+	case "acp", "codex":
+		launch, err := replay.Launcher(rec, replay.PlayerOptions{Pace: pace})
+		if err != nil {
+			return nil, err
+		}
+		title := " (replay of " + filepath.Base(rec.Path) + ")"
+		if kind == "codex" {
+			return codex.New(codex.Options{Path: "codex", Launch: launch, Logger: g.logger, Trace: g.traceAgent(),
+				StopGrace: stopGrace}), nil
+		}
+		name := cmp.Or(rec.Meta["agent"], "acp")
+		return acpadapter.New(acpadapter.Options{Name: name, Title: nativeTitle(name) + title, Path: name,
+			Launch: launch, Logger: g.logger, Trace: g.traceAgent(), StopGrace: stopGrace}), nil
+	case "pty":
+		// A terminal recording plays at its recorded pace: its timing is
+		// what the engine reads screens by.
+		return pty.Replay(rec.Meta, rec.Script, pty.ReplayOptions{Logger: g.logger})
+	default:
+		return nil, fmt.Errorf("unsupported adapter %q (want claude, acp, codex or pty)", kind)
+	}
+}
+
+// nativeTitle is the product name of a native-ACP agent known by name.
+func nativeTitle(name string) string {
+	for _, n := range nativeAgents() {
+		if n.name == name {
+			return n.title
+		}
+	}
+	return name
+}
+
+// claudeReplay wraps Claude Code's adapter around the replay's launcher.
+func claudeReplay(g *globals) func(replay.Launch) replay.Agent {
+	return func(launch replay.Launch) replay.Agent {
+		return claude.New(claude.Options{
+			Path:      "claude",
+			Launch:    launch,
+			Logger:    g.logger,
+			Trace:     g.traceAgent(),
+			StopGrace: stopGrace,
+			// The recorded CLI starts instantly: waiting for its initialize
+			// answer makes every session/new answer carry the same models and
+			// commands, instead of racing the start.
+			AwaitStart: true,
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/fixtures"
@@ -39,7 +40,9 @@ func serveReplay(path string) error {
 	if err != nil {
 		return err
 	}
-	a, err := replay.Stream(rec, replay.Options{})
+	a, err := replay.Stream(rec, replay.Options{Wrap: func(l replay.Launch) replay.Agent {
+		return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true})
+	}})
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,15 @@ func targetFor(unit string) (target, bool) {
 		return target{"<", 0.2}, true
 	case "added-p99-ms":
 		return target{"<", 2}, true
+	// The PTY adapter on the fake TUI: reply text on the editor soon after
+	// the agent draws it, the turn's end soon after the agent is idle, and a
+	// small bridge per terminal session.
+	case "ms-first-chunk":
+		return target{"<=", 50}, true
+	case "ms-turn-end":
+		return target{"<=", 300}, true
+	case "MB-RSS/pty-session":
+		return target{"<", 30}, true
 	// BenchmarkClaude (make bench-claude): acpbridge on the real Claude Code
 	// CLI against the peer adapter and against the raw CLI, as ratios and
 	// differences of the same run.

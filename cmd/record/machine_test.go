@@ -36,7 +36,8 @@ func TestMachineScrubber(t *testing.T) {
 
 // recordedDirs hold what the recorder writes and what is derived from it
 // (the goldens replayed from recordings), relative to this package.
-var recordedDirs = []string{"../../fixtures/claude", "../../adapters/claude/testdata"}
+var recordedDirs = []string{"../../fixtures/claude", "../../adapters/claude/testdata",
+	"../../fixtures/gemini", "../../fixtures/qwen", "../../fixtures/opencode", "../../fixtures/copilot", "../../fixtures/codex", "../../fixtures/pty"}
 
 // TestRecordingsHoldNoMachineValues fails when a committed recording, or a
 // golden derived from one, carries a value of the machine that made it: a
@@ -54,6 +55,8 @@ func TestRecordingsHoldNoMachineValues(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	var authored strings.Builder
 	scen, _ := filepath.Glob(filepath.Join(scenarioDir, "*.json"))
+	more, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "scenarios", "*", "*.json"))
+	scen = append(scen, more...)
 	for _, p := range scen {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -85,6 +88,11 @@ func TestRecordingsHoldNoMachineValues(t *testing.T) {
 	literal("this machine's kernel release", m.osRelease)
 	literal("this machine's home", home)
 	literal("this checkout's path", repo)
+	// The pinned CLIs name their install directory; .cache may link
+	// outside the checkout.
+	if r, err := filepath.EvalSymlinks(filepath.Join(repo, ".cache")); err == nil {
+		literal("the pinned CLIs' real directory", r)
+	}
 	if tmp := os.TempDir(); !strings.HasPrefix(placeProject, tmp) {
 		literal("this machine's temp dir", tmp)
 	}

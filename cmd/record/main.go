@@ -1,6 +1,19 @@
-// Command record drives the real Claude Code CLI in stream-JSON mode against
-// the scripted model server (fixtures/modelserver) and writes what crossed the
-// CLI's stdin and stdout as a fixture (fixtures/claude/NAME.txtar).
+// Command record drives a real agent CLI against the scripted model server
+// (fixtures/modelserver) and writes what crossed the CLI's stdin and stdout
+// as a fixture: Claude Code in stream-JSON mode (fixtures/claude/NAME.txtar,
+// the default), a native-ACP CLI (-agent gemini, qwen, opencode or copilot:
+// fixtures/AGENT/NAME.txtar, "adapter: acp") or Codex's app-server (-agent
+// codex: fixtures/codex/NAME.txtar, "adapter: codex").
+//
+// The native-ACP CLIs share the scenarios in fixtures/scenarios/acp (tools
+// named by role, so one scenario serves every CLI) and Codex has its own in
+// fixtures/scenarios/codex; the host actions are the same vocabulary as
+// Claude's (initialize, prompt, permission, interrupt, wait,
+// wait_turn_end), spoken in the agent's protocol (dialect.go). The CLIs
+// come from their pinned installs (fixtures/agentenv, fixtures/codexenv).
+//
+//	go run ./cmd/record -agent gemini -scenario text
+//	go run ./cmd/record -agent codex -all
 //
 // A scenario is a JSON file in fixtures/claude/scenarios/: the model's replies
 // (see modelserver.Scenario) plus the host's script (initialize, prompts,
@@ -23,6 +36,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -35,6 +49,7 @@ import (
 
 type config struct {
 	claude    string
+	agent     string // "" or claude: Claude Code; else a JSON-RPC agent
 	version   string
 	scenarios string
 	outDir    string
@@ -59,8 +74,9 @@ func run() error {
 	out := flag.String("out", "", "fixture file to write (default: -dir/NAME.txtar)")
 	all := flag.Bool("all", false, "record every scenario in -scenarios")
 	flag.StringVar(&cfg.claude, "claude", "", "Claude Code executable (default $CLAUDE_BIN, relative to the repository root, else scripts/install-claude.sh)")
-	flag.StringVar(&cfg.scenarios, "scenarios", "fixtures/claude/scenarios", "directory of scenario files")
-	flag.StringVar(&cfg.outDir, "dir", "fixtures/claude", "directory for fixtures (with -all or without -out)")
+	flag.StringVar(&cfg.agent, "agent", "", "agent to record: claude (default), gemini, qwen, opencode, copilot or codex")
+	flag.StringVar(&cfg.scenarios, "scenarios", "", "directory of scenario files (default: the agent's, see scenarioDir)")
+	flag.StringVar(&cfg.outDir, "dir", "", "directory for fixtures (with -all or without -out; default fixtures/AGENT)")
 	flag.StringVar(&cfg.transcripts, "transcripts", "", "also save each session's transcript file as DIR/NAME.jsonl (e.g. fixtures/claude/transcripts)")
 	flag.DurationVar(&cfg.timeout, "timeout", 90*time.Second, "limit for each host action that waits")
 	flag.DurationVar(&cfg.settle, "settle", 400*time.Millisecond, "quiet time on stdout before the host writes")
@@ -74,7 +90,21 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	if err := cfg.findCLI(ctx); err != nil {
+	if cfg.agent == "claude" {
+		cfg.agent = ""
+	}
+	if cfg.scenarios == "" {
+		cfg.scenarios = scenariosOf(cfg.agent)
+	}
+	if cfg.outDir == "" {
+		cfg.outDir = filepath.Join("fixtures", cmp.Or(cfg.agent, "claude"))
+	}
+	rec := record
+	if cfg.agent != "" {
+		rec = func(ctx context.Context, cfg *config, name, path string) error {
+			return recordAgent(ctx, cfg, cfg.agent, name, path)
+		}
+	} else if err := cfg.findCLI(ctx); err != nil {
 		return err
 	}
 	names := []string{*name}
@@ -93,7 +123,7 @@ func run() error {
 			path = filepath.Join(cfg.outDir, n+".txtar")
 		}
 		fmt.Fprintf(os.Stderr, "record: %s -> %s\n", n, path)
-		if err := record(ctx, &cfg, n, path); err != nil {
+		if err := rec(ctx, &cfg, n, path); err != nil {
 			return fmt.Errorf("%s: %w", n, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/acpbridge/acpbridge/fixtures"
 )
@@ -30,6 +31,8 @@ func volatileString(key string) (string, bool) {
 	switch key {
 	case "osVersion":
 		return placeOS, true
+	case "processId": // Codex's command items, a pid as a string
+		return "0", true
 	case "platform":
 		return placePlatform, true
 	}
@@ -40,7 +43,9 @@ func volatileString(key string) (string, bool) {
 // (timings in milliseconds, process ids, wall-clock times); they are set to 0.
 func volatileNumber(key string) bool {
 	switch key {
-	case "pid", "start_time", "end_time", "startTime", "endTime":
+	case "pid", "start_time", "end_time", "startTime", "endTime",
+		// Codex: wall-clock seconds.
+		"createdAt", "updatedAt", "startedAt", "completedAt", "recencyAt":
 		return true
 	}
 	return strings.HasSuffix(key, "_ms") || strings.HasSuffix(key, "Ms")
@@ -48,7 +53,15 @@ func volatileNumber(key string) bool {
 
 var (
 	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	timeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
+	// opencode's ids (msg_, prt_, ses_...): a time in hex, then random
+	// letters.
+	timeIDRE = regexp.MustCompile(`\b([a-z]{2,5})_[0-9a-f]{12}[0-9A-Za-z]{14}\b`)
+	// Codex's user agent names the distribution and the architecture:
+	// "(Debian 12.0.0; x86_64)".
+	userAgentOSRE = regexp.MustCompile(`\([A-Za-z][A-Za-z ]* \d+(\.\d+)*; (x86_64|aarch64|arm64|amd64)\)`)
+	// Codex's session files are named after the time they were made.
+	fileTimeRE = regexp.MustCompile(`(\d{4}-\d\d-\d\d)T\d\d-\d\d-\d\d`)
+	timeRE     = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
 	// The CLI's messaging socket is named after its pid, outside TMPDIR.
 	sockRE = regexp.MustCompile(`/cc-socks/\d+\.sock`)
 	// The CLI's environment block ("# Environment ... - OS Version: ...")
@@ -69,6 +82,10 @@ type normalizer struct {
 	dates   []string
 	session string
 	uuids   map[string]string
+	// maxString, if positive, bounds a string value: a longer one keeps
+	// its start and says how much was cut (Qwen announces its skills'
+	// whole text, half a megabyte, with every session).
+	maxString int
 }
 
 // newNormalizer maps the real directories of a run to placeholders. dates
@@ -129,6 +146,16 @@ func (n *normalizer) str(s string) string {
 	for _, d := range n.dates {
 		s = strings.ReplaceAll(s, d, placeDate)
 	}
+	s = userAgentOSRE.ReplaceAllLiteralString(s, "("+placeOS+"; x86_64)")
+	s = fileTimeRE.ReplaceAllString(s, "${1}T00-00-00")
+	s = timeIDRE.ReplaceAllStringFunc(s, func(id string) string {
+		if v, ok := n.uuids[id]; ok {
+			return v
+		}
+		v := fmt.Sprintf("%s_%026d", id[:strings.IndexByte(id, '_')], len(n.uuids)+1)
+		n.uuids[id] = v
+		return v
+	})
 	return uuidRE.ReplaceAllStringFunc(s, func(u string) string {
 		if u == n.session {
 			return u
@@ -140,6 +167,18 @@ func (n *normalizer) str(s string) string {
 		n.uuids[u] = v
 		return v
 	})
+}
+
+// trim cuts s to maxString bytes (at a rune boundary) and says so.
+func (n *normalizer) trim(s string) string {
+	if n.maxString <= 0 || len(s) <= n.maxString {
+		return s
+	}
+	cut := n.maxString
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… [%d bytes cut by the recorder]", s[:cut], len(s)-cut)
 }
 
 // frame is an open JSON container while re-encoding.
@@ -202,7 +241,7 @@ func (n *normalizer) line(src []byte) ([]byte, error) {
 			if p, ok := volatileString(key); ok {
 				v = p
 			}
-			writeString(&out, n.str(v))
+			writeString(&out, n.trim(n.str(v)))
 		case json.Number:
 			if volatileNumber(key) {
 				out.WriteString("0")

@@ -63,3 +63,30 @@ func TestSessionIDStable(t *testing.T) {
 		t.Errorf("sessionID %s is not shaped like a v4 UUID", a)
 	}
 }
+
+// TestNormalizeTimeIDs: opencode's message ids hold the time they were made
+// and random letters; a recording renumbers them, consistently.
+func TestNormalizeTimeIDs(t *testing.T) {
+	n := newNormalizer("", "/p", "/h", "/t", "/r", "a:1", nil)
+	got, err := n.line([]byte(`{"a":"msg_20ab491e4001PpWTjAhS0d0wZD","b":"see msg_20ab491e4001PpWTjAhS0d0wZD and prt_20ab491e4002AbCdEfGhIjKlMn"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"a":"msg_00000000000000000000000001","b":"see msg_00000000000000000000000001 and prt_00000000000000000000000002"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestNormalizeCodexValues: what Codex says of the machine and the clock.
+func TestNormalizeCodexValues(t *testing.T) {
+	n := newNormalizer("", "/run/p", "/run/h", "/run/t", "/run", "a:1", nil, "2026-11-23")
+	got, err := n.line([]byte(`{"userAgent":"acpbridge/0.169.0 (Debian 12.0.0; aarch64) dumb","path":"/run/h/s/rollout-2026-11-23T23-21-56-x.jsonl","startedAt":1795476121,"processId":"16114"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"userAgent":"acpbridge/0.169.0 (Linux; x86_64) dumb","path":"/home/user/s/rollout-2026-01-01T00-00-00-x.jsonl","startedAt":0,"processId":"0"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

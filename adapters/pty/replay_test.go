@@ -1,0 +1,311 @@
+package pty
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/fixtures"
+)
+
+// editorScript is a recording's editor section: its turns and the
+// permission answers, in order.
+type editorScript struct {
+	turns   []editorTurn
+	answers []acp.RequestPermissionResponse
+}
+
+type editorTurn struct {
+	req    acp.PromptRequest
+	cancel bool
+}
+
+func readEditor(t testing.TB, msgs []json.RawMessage) editorScript {
+	t.Helper()
+	var es editorScript
+	for _, m := range msgs {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(m, &msg); err != nil {
+			t.Fatalf("editor message %s: %v", m, err)
+		}
+		switch {
+		case msg.Method == acp.MethodSessionPrompt:
+			var req acp.PromptRequest
+			if err := json.Unmarshal(msg.Params, &req); err != nil {
+				t.Fatalf("editor prompt %s: %v", m, err)
+			}
+			es.turns = append(es.turns, editorTurn{req: req})
+		case msg.Method == acp.MethodSessionCancel && len(es.turns) > 0:
+			es.turns[len(es.turns)-1].cancel = true
+		case msg.Result != nil:
+			var resp acp.RequestPermissionResponse
+			if err := json.Unmarshal(msg.Result, &resp); err != nil {
+				t.Fatalf("editor answer %s: %v", m, err)
+			}
+			es.answers = append(es.answers, resp)
+		default:
+			t.Fatalf("editor message %s: not a prompt, cancel or permission answer", m)
+		}
+	}
+	return es
+}
+
+// replayRecording plays the recording at path through the engine as its
+// editor section says (a turn marked cancelled is cancelled when the player
+// waits for the interrupt, where the recorded one was), records the replay,
+// and returns both recordings.
+func replayRecording(t testing.TB, path string, o ReplayOptions) (orig, replayed *fixtures.Fixture) {
+	t.Helper()
+	orig, err := fixtures.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := readEditor(t, orig.Editor)
+	var mu sync.Mutex
+	var cancelTurn context.CancelFunc // guarded by mu
+	p, err := FindProfile(orig.Meta["profile"], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	interrupt := p.Interrupt.Bytes("")
+	o.waiting = func(want []byte) {
+		if bytes.Equal(want, interrupt) {
+			mu.Lock()
+			if cancelTurn != nil {
+				cancelTurn()
+			}
+			mu.Unlock()
+		}
+	}
+	a, err := Replay(orig.Meta, func() (fixtures.StepReader, error) { return fixtures.SliceSteps(orig.Script), nil }, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.opts.Logger = zerolog.New(zerolog.NewTestWriter(t))
+	out := filepath.Join(t.TempDir(), "replayed.txtar")
+	a.opts.Record = NewRecorder(out, "")
+	answers := es.answers
+	c := newClient(func(acp.RequestPermissionRequest) acp.RequestPermissionOutcome {
+		if len(answers) == 0 {
+			t.Errorf("a permission request the recording did not answer")
+			return acp.PermissionCancelled()
+		}
+		a := answers[0]
+		answers = answers[1:]
+		return a.Outcome
+	})
+	s, err := a.NewSession(context.Background(), acp.NewSessionRequest{Cwd: t.TempDir()}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tu := range es.turns {
+		ctx, cancel := context.WithTimeout(context.Background(), 30e9)
+		if tu.cancel {
+			mu.Lock()
+			cancelTurn = cancel
+			mu.Unlock()
+		}
+		_, _ = s.Prompt(ctx, tu.req) // what it returned is compared below
+		mu.Lock()
+		cancelTurn = nil
+		mu.Unlock()
+		cancel()
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("closing the session: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("closing the adapter: %v", err)
+	}
+	replayed, err = fixtures.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return orig, replayed
+}
+
+// wantFrames decodes a recording's want section.
+func wantFrames(t testing.TB, fx *fixtures.Fixture) []map[string]any {
+	t.Helper()
+	data, _ := fx.File.Section(fixtures.SectionWant)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var out []map[string]any
+	for dec.More() {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatalf("%s: want section: %v", fx.Path, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// chunkText is the text of an agent_message_chunk frame, or false.
+func chunkText(m map[string]any) (string, bool) {
+	params, _ := m["params"].(map[string]any)
+	update, _ := params["update"].(map[string]any)
+	content, _ := update["content"].(map[string]any)
+	text, ok := content["text"].(string)
+	return text, ok && update["sessionUpdate"] == "agent_message_chunk"
+}
+
+func stopReason(m map[string]any) string {
+	res, _ := m["result"].(map[string]any)
+	s, _ := res["stopReason"].(string)
+	return s
+}
+
+// typed is everything the bridge typed in a recording.
+func typed(t testing.TB, fx *fixtures.Fixture) []byte {
+	t.Helper()
+	var b []byte
+	for _, s := range fx.Script {
+		if s.Dir != fixtures.ToAgent {
+			continue
+		}
+		st, err := decodeStep(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, st.data...)
+	}
+	return b
+}
+
+// turnFrames is one turn of a want section: its permission requests, its
+// reply text joined, and its answer. How much text comes before a dialog
+// depends on when the screen was looked at; the text does not.
+type turnFrames struct {
+	asked  []map[string]any
+	text   string
+	result map[string]any
+}
+
+func turnsOf(frames []map[string]any) []turnFrames {
+	var out []turnFrames
+	var cur turnFrames
+	for _, f := range frames {
+		if text, ok := chunkText(f); ok {
+			cur.text += text
+			continue
+		}
+		if f["method"] == acp.MethodSessionRequestPermission {
+			cur.asked = append(cur.asked, f)
+			continue
+		}
+		cur.result = f
+		out = append(out, cur)
+		cur = turnFrames{}
+	}
+	return out
+}
+
+// compareReplay checks that the replay answered the editor as the recorded
+// session did: the same permission requests, the same reply text, the same
+// stop reasons; and that the bridge typed the same keys. The text of a
+// cancelled turn depends on when the cancel came: one text must start
+// the other.
+func compareReplay(t testing.TB, orig, replayed *fixtures.Fixture) {
+	t.Helper()
+	want, got := turnsOf(wantFrames(t, orig)), turnsOf(wantFrames(t, replayed))
+	if len(got) != len(want) {
+		t.Fatalf("the replay answered %d turns, the recording %d:\ngot  %v\nwant %v", len(got), len(want), got, want)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if !reflect.DeepEqual(g.result, w.result) || !reflect.DeepEqual(g.asked, w.asked) {
+			t.Errorf("turn %d:\ngot  %v %v\nwant %v %v", i+1, g.asked, g.result, w.asked, w.result)
+		}
+		cancelled := stopReason(w.result) == string(acp.StopReasonCancelled)
+		if g.text != w.text && !(cancelled && (strings.HasPrefix(w.text, g.text) || strings.HasPrefix(g.text, w.text))) {
+			t.Errorf("turn %d: reply %q, want %q", i+1, g.text, w.text)
+		}
+	}
+	if g, w := typed(t, replayed), typed(t, orig); !bytes.Equal(g, w) {
+		t.Errorf("the replay typed %q, the recording %q", g, w)
+	}
+}
+
+// Every recording in fixtures/pty replays through the engine: the player
+// acts as the agent (without the recorded delays), and the bridge answers
+// the editor as it did when the recording was made.
+func TestReplayRecordings(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob(filepath.Join(recordDir, "*.txtar"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no recordings in %s (%v)", recordDir, err)
+	}
+	for _, path := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			orig, replayed := replayRecording(t, path, ReplayOptions{NoDelay: true})
+			compareReplay(t, orig, replayed)
+		})
+	}
+}
+
+// At the recorded pace (here 4 times faster) the replay answers the same.
+func TestReplayPaced(t *testing.T) {
+	t.Parallel()
+	orig, replayed := replayRecording(t, filepath.Join(recordDir, "spinner.txtar"), ReplayOptions{Speed: 4})
+	compareReplay(t, orig, replayed)
+}
+
+// An editor that answers a dialog otherwise than the recording gets a turn
+// that fails saying so, instead of a turn that hangs or plays what followed
+// the recorded answer.
+func TestReplayDiverges(t *testing.T) {
+	t.Parallel()
+	fx, err := fixtures.Load(filepath.Join(recordDir, "dialog_yn.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Replay(fx.Meta, func() (fixtures.StepReader, error) { return fixtures.SliceSteps(fx.Script), nil },
+		ReplayOptions{NoDelay: true, Diverge: 100e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: t.TempDir()}, newClient(choose("No")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = prompt(t, deadline(t), s, "please run it")
+	if err == nil || !strings.Contains(err.Error(), `[replay] the bridge typed "n" where the recording has "y"`) {
+		t.Fatalf("Prompt error = %v; want the divergence on the screen", err)
+	}
+}
+
+func TestReplayRejectsOtherRecordings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		meta map[string]string
+		want string
+	}{
+		{"claude", map[string]string{"adapter": "claude"}, `not a PTY recording: meta says adapter "claude"`},
+		{"no profile", map[string]string{"adapter": "pty", "cols": "80", "rows": "24"}, `profile "" is not a built-in one`},
+		{"size", map[string]string{"adapter": "pty", "profile": "faketui", "cols": "x", "rows": "24"}, `terminal size is "x" x "24"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Replay(tt.meta, nil, ReplayOptions{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Replay = %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,191 @@
+package replay_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/rs/zerolog"
+
+	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+	"github.com/acpbridge/acpbridge/adapters/codex"
+	"github.com/acpbridge/acpbridge/adapters/replay"
+	"github.com/acpbridge/acpbridge/bridge"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures"
+)
+
+var update = flag.Bool("update", false, "rewrite the want sections of the JSON-RPC recordings")
+
+// rpcDirs hold the JSON-RPC recordings (adapter: acp or codex); Claude
+// Code's are bridge's TestGolden.
+var rpcDirs = []string{"gemini", "qwen", "opencode", "copilot", "codex"}
+
+// TestGolden replays every JSON-RPC recording with an editor section
+// through the adapter it names and the whole bridge, the recorded agent
+// played in-process by the replay's player, and compares the ACP frames the
+// bridge writes with the want section (each also checked against the
+// schema). `make golden` (-update) rewrites the want sections.
+func TestGolden(t *testing.T) {
+	v := acptest.Load(t)
+	ran := 0
+	for _, dir := range rpcDirs {
+		paths, err := filepath.Glob(filepath.Join("..", "..", "fixtures", dir, "*.txtar"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range paths {
+			fx, err := fixtures.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fx.Editor) == 0 {
+				continue
+			}
+			ran++
+			t.Run(dir+"/"+filepath.Base(path), func(t *testing.T) {
+				var got [][]byte
+				synctest.Test(t, func(t *testing.T) { got = transcript(t, v, fx) })
+				if *update {
+					fx.File.SetSection(fixtures.SectionWant, formatFrames(got))
+					if err := fx.Save(); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, ok := fx.File.Section(fixtures.SectionWant)
+				if !ok {
+					t.Fatalf("%s has an editor section but no want section: run make golden", path)
+				}
+				compareFrames(t, got, want)
+			})
+		}
+	}
+	if ran == 0 {
+		t.Fatal("no JSON-RPC recording with an editor section found")
+	}
+}
+
+// rpcAdapter builds the adapter a JSON-RPC recording names around the
+// replay's launcher, as cmd/acpbridge does; every agent process uses the
+// recorded session id, which the editor section names.
+func rpcAdapter(t *testing.T, path string) bridge.Adapter {
+	rec, err := fixtures.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	launch, err := replay.Launcher(rec, replay.PlayerOptions{NewSessionID: func() string { return rec.Meta["session"] },
+		Log: zerolog.NewTestWriter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := zerolog.New(zerolog.NewTestWriter(t))
+	if rec.Meta["adapter"] == "codex" {
+		return codex.New(codex.Options{Path: "codex", Launch: launch, Logger: log})
+	}
+	name := rec.Meta["agent"]
+	return acpadapter.New(acpadapter.Options{Name: name, Path: name, Launch: launch, Logger: log})
+}
+
+// transcript runs fx through the bridge and returns every frame written.
+// After each editor message it waits until the bridge and the player are
+// idle, so the order of frames is deterministic.
+func transcript(t *testing.T, v *acptest.Validator, fx *fixtures.Fixture) [][]byte {
+	check := v.NewChecker()
+	a := rpcAdapter(t, fx.Path)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	srv := bridge.New(a, bridge.Options{Version: "test", Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	served := make(chan error, 1)
+	go func() {
+		served <- srv.ServeStdio(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	var mu sync.Mutex
+	var frames [][]byte
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadBytes('\n')
+			if line = bytes.TrimSpace(line); len(line) > 0 {
+				if cerr := check.AgentFrame(line); cerr != nil {
+					t.Errorf("schema: %v", cerr)
+				}
+				mu.Lock()
+				frames = append(frames, line)
+				mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for _, msg := range fx.Editor {
+		check.ClientFrame(msg)
+		if _, err := inW.Write(append(bytes.Clone(msg), '\n')); err != nil {
+			t.Fatalf("writing to bridge: %v", err)
+		}
+		synctest.Wait()
+	}
+	inW.Close()
+	if err := <-served; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	<-collected
+	a.Close()
+	return frames
+}
+
+func formatFrames(frames [][]byte) []byte {
+	var b bytes.Buffer
+	for i, f := range frames {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		json.Indent(&b, f, "", "  ")
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// compareFrames compares frame by frame, semantically.
+func compareFrames(t *testing.T, got [][]byte, want []byte) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(want))
+	var wants []any
+	for dec.More() {
+		var w any
+		if err := dec.Decode(&w); err != nil {
+			t.Fatalf("want section: %v", err)
+		}
+		wants = append(wants, w)
+	}
+	for i := 0; i < len(got) || i < len(wants); i++ {
+		var g, w any
+		if i < len(got) {
+			json.Unmarshal(got[i], &g)
+		}
+		if i < len(wants) {
+			w = wants[i]
+		}
+		if !reflect.DeepEqual(g, w) {
+			wj, _ := json.Marshal(w)
+			gj := "(none)"
+			if i < len(got) {
+				gj = string(got[i])
+			}
+			t.Fatalf("frame %d differs (-want +got); %d frames written, %d wanted\n- %s\n+ %s\n(run make golden if the change is intended)",
+				i, len(got), len(wants), wj, gj)
+		}
+	}
+}

@@ -1,0 +1,22 @@
+package replay
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpbridge/acpbridge/fixtures"
+)
+
+// TestLauncherTakesJSONRPCRecordings: a Claude Code recording is played
+// through Stream, not by the JSON-RPC player; the error names the file.
+func TestLauncherTakesJSONRPCRecordings(t *testing.T) {
+	path := filepath.Join("..", "..", "fixtures", "claude", "text.txtar")
+	rec, err := fixtures.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Launcher(rec, PlayerOptions{}); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `"claude"`) {
+		t.Errorf("Launcher(%s) = %v, want an error naming the file and its adapter", path, err)
+	}
+}

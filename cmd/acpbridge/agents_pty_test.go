@@ -1,0 +1,60 @@
+package main_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestAgentsListsPTYProfiles: `acpbridge agents` lists the built-in PTY
+// profiles that name a command, with whether it is installed and editor
+// snippets that run it through `acpbridge pty --profile`.
+func TestAgentsListsPTYProfiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	gemini := fakeCLI(t, dir, "gemini")
+	stdout, stderr, code := runBridge(t, []string{"PATH=" + dir}, "agents", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got []struct {
+		Name, Title, Path, Install string
+		Installed                  bool
+		Args                       []string
+		Zed                        map[string]struct {
+			Command string
+			Args    []string
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("agents --json: %v\n%s", err, stdout)
+	}
+	found := map[string]bool{}
+	for _, a := range got {
+		if !strings.HasPrefix(a.Name, "pty:") {
+			continue
+		}
+		found[a.Name] = true
+		if a.Name == "pty:generic" {
+			t.Errorf("the generic profile names no command, yet is listed: %+v", a)
+		}
+		if a.Name != "pty:gemini" {
+			continue
+		}
+		want := []string{"pty", "--profile", "gemini", "--", gemini}
+		if !a.Installed || a.Path != gemini || !reflect.DeepEqual(a.Args, want) || a.Install != "npm install -g @google/gemini-cli" {
+			t.Errorf("pty:gemini = %+v; want installed at %s, args %v and the npm install", a, gemini, want)
+		}
+		if z := a.Zed["Gemini CLI v0.61.0 TUI (acpbridge)"]; z.Command != binPath || !reflect.DeepEqual(z.Args, want) {
+			t.Errorf("pty:gemini Zed snippet %+v", a.Zed)
+		}
+	}
+	if !found["pty:gemini"] || !found["pty:faketui"] {
+		t.Errorf("PTY profiles listed: %v; want gemini and faketui among them", found)
+	}
+	text, _, _ := runBridge(t, []string{"PATH=" + dir}, "agents")
+	if !strings.Contains(text, "pty:gemini (Gemini CLI v0.61.0 TUI (profile gemini, through a PTY))") {
+		t.Errorf("agents output lacks the gemini profile:\n%s", text)
+	}
+}

@@ -1,0 +1,121 @@
+//go:build linux
+
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpbridge/acpbridge/fixtures/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+)
+
+// `acpbridge pty -- gemini` (the real Gemini CLI TUI, offline against the
+// scripted Gemini API) answers a text turn, and on stdin EOF exits leaving
+// no process of the CLI: its launcher relaunches node as a child, and both
+// must go.
+func TestPTYGeminiStdinEOF(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	cwd := filepath.Join(root, "project")
+	srv := modelserver.New(&modelserver.Scenario{Turns: []modelserver.Turn{
+		{Match: "SAY-HELLO", Blocks: []modelserver.Block{modelserver.Text("Hello from the scripted model.")}}}},
+		modelserver.Options{Logf: t.Logf})
+	url := srv.Start()
+	t.Cleanup(srv.Close)
+	e, err := agentenv.New("gemini", agentenv.Options{ModelURL: url, Root: root, Cwd: cwd})
+	if errors.Is(err, agentenv.ErrNotInstalled) {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A trusted folder: on a first start the trust dialog comes up after
+	// the idle screen (see the gemini profile's test in adapters/pty).
+	trusted, _ := json.Marshal(map[string]string{cwd: "TRUST_FOLDER"})
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "trustedFolders.json"), trusted, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tui := slices.DeleteFunc(slices.Clone(e.Argv), func(a string) bool { return slices.Contains(e.Agent.ACPArgs, a) })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binPath, append([]string{"pty", "--"}, tui...)...)
+	cmd.Env = append(e.Env, "TERM=xterm-256color")
+	cmd.Dir = cwd
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
+	conn := sdk.NewClientSideConnection(cl, stdin, stdout)
+	conn.SetLogger(quietLogger())
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("SAY-HELLO please")}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn || !strings.Contains(agentText(cl), "Hello from the scripted model.") {
+		t.Fatalf("session/prompt = %+v, %v, saying %q; want end_turn and the model's text\nbridge stderr:\n%s", res, err, agentText(cl), stderr.String())
+	}
+	if len(slices.DeleteFunc(cliProcesses(e.Home), func(pid int) bool { return pid == cmd.Process.Pid })) == 0 {
+		t.Fatal("no process of the running CLI found: the check after EOF would prove nothing")
+	}
+
+	stdin.Close()
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+		t.Fatalf("the bridge did not exit after stdin EOF; stderr:\n%s", stderr.String())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("bridge exit: %v; stderr:\n%s", err, stderr.String())
+	}
+	if left := cliProcesses(e.Home); len(left) > 0 {
+		t.Errorf("processes of the CLI left after stdin EOF: %v", left)
+	}
+}
+
+// cliProcesses are the live processes whose HOME is home: the bridge, the
+// CLI and what it started.
+func cliProcesses(home string) []int {
+	dirs, _ := os.ReadDir("/proc")
+	var out []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || !alive(pid) {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
+		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), "HOME="+home) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

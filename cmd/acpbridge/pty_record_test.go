@@ -1,0 +1,107 @@
+//go:build linux
+
+package main_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// ptyTurn runs one prompt against a bridge started with args, answering
+// permission requests with the first option of kind answer, then closes
+// its stdin and waits until it has exited. It returns the reply text and
+// the stop reason.
+func ptyTurn(t *testing.T, text string, answer sdk.PermissionOptionKind, args ...string) (string, sdk.StopReason) {
+	t.Helper()
+	b := startBridge(t, args...)
+	cl := &sdkClient{answer: answer}
+	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
+	conn.SetLogger(quietLogger())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+	if err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	b.stdin.Close()
+	select {
+	case <-conn.Done(): // the bridge's stdout ended: it has exited
+	case <-ctx.Done():
+		t.Fatalf("the bridge did not exit after stdin EOF; stderr:\n%s", b.stderr.String())
+	}
+	return agentText(cl), res.StopReason
+}
+
+// `acpbridge replay` plays a PTY recording through the PTY engine: the
+// recorded dialog reaches the editor as a permission request and the reply
+// is the recorded one.
+func TestReplayPTYRecording(t *testing.T) {
+	t.Parallel()
+	got, stop := ptyTurn(t, "please run it", sdk.PermissionOptionKindAllowOnce, "replay", fixture("pty/dialog_yn.txtar"))
+	if want := "I will run a command.\nCommand ran: 3 files."; got != want || stop != sdk.StopReasonEndTurn {
+		t.Errorf("replay answered %q, %s; want %q, end_turn", got, stop, want)
+	}
+}
+
+// `acpbridge pty --record FILE` writes a recording that `acpbridge replay`
+// serves with the same answer, and that holds no path of this machine.
+func TestPTYRecordThenReplay(t *testing.T) {
+	t.Parallel()
+	tui := buildFakeTUI(t)
+	rec := filepath.Join(t.TempDir(), "rec.txtar")
+	live, stop := ptyTurn(t, "edit the notes", sdk.PermissionOptionKindAllowAlways, "pty", "--record", rec, "--", tui)
+	if want := "I will edit notes.txt.\nFile edited."; live != want || stop != sdk.StopReasonEndTurn {
+		t.Fatalf("live turn answered %q, %s; want %q, end_turn", live, stop, want)
+	}
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatalf("no recording: %v", err)
+	}
+	for _, machine := range []string{tui, filepath.Dir(rec)} {
+		if strings.Contains(string(data), machine) {
+			t.Errorf("the recording holds %q", machine)
+		}
+	}
+	replayed, stop := ptyTurn(t, "edit the notes", sdk.PermissionOptionKindAllowAlways, "replay", rec)
+	if replayed != live || stop != sdk.StopReasonEndTurn {
+		t.Errorf("replay answered %q, %s; the live turn %q, end_turn", replayed, stop, live)
+	}
+}
+
+// Stdin EOF of `acpbridge pty` leaves no process behind: not the TUI, and
+// not the child it started in a process group of its own.
+func TestPTYStdinEOFLeavesNoProcess(t *testing.T) {
+	t.Parallel()
+	tui := buildFakeTUI(t)
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	if _, stop := ptyTurn(t, "hello", sdk.PermissionOptionKindAllowOnce, "pty", "--", tui, "-child-pid", pidFile); stop != sdk.StopReasonEndTurn {
+		t.Fatalf("turn ended %s, want end_turn", stop)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the fake TUI wrote no child pid: %v", err)
+	}
+	pid, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alive(pid) {
+		t.Errorf("the TUI's child %d survived the bridge", pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}

@@ -1,0 +1,113 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// TestSDKClientDrivesEveryKindOfReplay has the independent SDK client play
+// one recording of each JSON-RPC kind through the built binary's replay
+// command (Claude Code's is TestSDKClientDrivesReplay): a session, a turn
+// whose command the editor allows, its tool call run to completion and the
+// agent's text.
+func TestSDKClientDrivesEveryKindOfReplay(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		fixture, prompt string
+	}{
+		{"gemini/tool_allow.txtar", "RUN-ALLOWED: print the marker."},
+		{"copilot/tool_allow.txtar", "RUN-ALLOWED: print the marker."},
+		{"codex/command_allow.txtar", "run allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			t.Parallel()
+			b := startBridge(t, "replay", fixture(tt.fixture))
+			cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
+			conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
+			conn.SetLogger(quietLogger())
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+			sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+			if err != nil {
+				t.Fatalf("session/new: %v", err)
+			}
+			res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId,
+				Prompt: []sdk.ContentBlock{sdk.TextBlock(tt.prompt)}})
+			if err != nil {
+				t.Fatalf("session/prompt: %v", err)
+			}
+			if res.StopReason != sdk.StopReasonEndTurn {
+				t.Errorf("stopReason = %q, want end_turn", res.StopReason)
+			}
+			cl.mu.Lock()
+			defer cl.mu.Unlock()
+			var text strings.Builder
+			completed := 0
+			for _, u := range cl.updates {
+				if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil {
+					text.WriteString(c.Content.Text.Text)
+				}
+				if u := u.ToolCallUpdate; u != nil && u.Status != nil && *u.Status == sdk.ToolCallStatusCompleted {
+					completed++
+				}
+			}
+			if len(cl.asked) != 1 || completed == 0 || text.Len() == 0 {
+				t.Errorf("%d permission requests, %d tool calls completed, agent text %q; want one, some and some",
+					len(cl.asked), completed, text.String())
+			}
+		})
+	}
+}
+
+// TestServeNativeReplay serves a native-ACP recording over HTTP to two
+// clients at once: each session is its own player with its own session id,
+// so each client sees its turn, and only its own.
+func TestServeNativeReplay(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, nil, "replay", fixture("copilot/tool_allow.txtar"))
+	type result struct {
+		sid string
+		err error
+	}
+	done := make(chan result, 2)
+	for i := range 2 {
+		r := dialRemote(t, s.url, fmt.Sprintf("client-%d", i), "")
+		go func() {
+			sid := r.open("/home/user/project")
+			id := r.call("session/prompt", map[string]any{"sessionId": sid,
+				"prompt": []any{map[string]any{"type": "text", "text": "RUN-ALLOWED: print the marker."}}})
+			foreign := 0
+			m, asked := r.until(func(m map[string]any) bool {
+				if p, ok := m["params"].(map[string]any); ok && p["sessionId"] != nil && p["sessionId"] != sid {
+					foreign++
+				}
+				return answerTo(id)(m)
+			})
+			stop, _ := m["result"].(map[string]any)["stopReason"].(string)
+			if stop != "end_turn" || asked != 1 || foreign != 0 {
+				done <- result{sid, fmt.Errorf("turn ended %q after %d permission requests, with %d messages of other sessions", stop, asked, foreign)}
+				return
+			}
+			done <- result{sid, nil}
+		}()
+	}
+	a, b := <-done, <-done
+	for _, r := range []result{a, b} {
+		if r.err != nil {
+			t.Error(r.err)
+		}
+	}
+	if a.sid == b.sid {
+		t.Errorf("both clients got session %s", a.sid)
+	}
+	s.stop(t)
+}
