@@ -124,7 +124,8 @@ func (q *quirkClient) toolUpdate(ctx context.Context, kind string, params json.R
 		q.mu.Unlock()
 		return nil // an exact repeat (opencode)
 	case c.asking && u.Status == "in_progress":
-		c.held = append(c.held, params)
+		// params is the reader's buffer, valid only during this call.
+		c.held = append(c.held, append(json.RawMessage(nil), params...))
 		q.mu.Unlock()
 		return nil
 	}
@@ -178,8 +179,41 @@ func announcement(sid string, update json.RawMessage) json.RawMessage {
 // CallRaw forwards one request of the agent. A permission question is
 // prepared for (see ask) and its answer acted on (see answered).
 func (q *quirkClient) CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return q.StartCallRaw(ctx, method, params)()
+}
+
+// StartCallRaw is CallRaw split as acp.RawCallStarter asks: the request is
+// queued to the editor now, in its place among the agent's notifications,
+// and the answer is awaited (and acted on) by the function it returns.
+func (q *quirkClient) StartCallRaw(ctx context.Context, method string, params json.RawMessage) func() (json.RawMessage, error) {
+	id, sid, toolCall := permissionCall(method, params)
+	if id != "" {
+		if err := q.ask(ctx, sid, id, toolCall); err != nil {
+			return func() (json.RawMessage, error) { return nil, err }
+		}
+	}
+	var await func() (json.RawMessage, error)
+	if s, ok := q.RawClient.(acp.RawCallStarter); ok {
+		await = s.StartCallRaw(ctx, method, params)
+	} else {
+		await = func() (json.RawMessage, error) { return q.RawClient.CallRaw(ctx, method, params) }
+	}
+	if id == "" {
+		return await
+	}
+	return func() (json.RawMessage, error) {
+		res, err := await()
+		q.answered(ctx, id, params, res, err)
+		return res, err
+	}
+}
+
+// permissionCall returns the tool call a session/request_permission asks
+// about (its id, session and toolCall), or an empty id for any other
+// request.
+func permissionCall(method string, params json.RawMessage) (id, sid string, toolCall json.RawMessage) {
 	if method != acp.MethodSessionRequestPermission {
-		return q.RawClient.CallRaw(ctx, method, params)
+		return "", "", nil
 	}
 	var p struct {
 		SessionID string          `json:"sessionId"`
@@ -188,15 +222,10 @@ func (q *quirkClient) CallRaw(ctx context.Context, method string, params json.Ra
 	var tc struct {
 		ID string `json:"toolCallId"`
 	}
-	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p.ToolCall, &tc) != nil || tc.ID == "" {
-		return q.RawClient.CallRaw(ctx, method, params)
+	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p.ToolCall, &tc) != nil {
+		return "", "", nil
 	}
-	if err := q.ask(ctx, p.SessionID, tc.ID, p.ToolCall); err != nil {
-		return nil, err
-	}
-	res, err := q.RawClient.CallRaw(ctx, method, params)
-	q.answered(ctx, tc.ID, params, res, err)
-	return res, err
+	return tc.ID, p.SessionID, p.ToolCall
 }
 
 // ask records that the editor is asked about call id, announcing the call

@@ -62,7 +62,9 @@ type RawClient interface {
 	CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 	// NotifyRaw sends a notification of any method to the editor. params
 	// must be one valid, compact JSON value (or empty): the adapter checks
-	// the agent's output, and the bridge writes it as is.
+	// the agent's output, and the bridge writes it as is. params may be
+	// the adapter's read buffer: NotifyRaw copies what it keeps past the
+	// call.
 	NotifyRaw(ctx context.Context, method string, params json.RawMessage) error
 	// InitializeParams are the params of the editor's initialize request,
 	// unchanged, for an agent that must be initialized the same way.
