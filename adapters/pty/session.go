@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,13 @@ type session struct {
 	exited  chan struct{} // closed when the PTY output has ended
 	wg      sync.WaitGroup
 	started bool // accessed only by Prompt (one at a time): start-up dialogs done
+	cwd     string
+	// transcript is the session's transcript file once a turn found it;
+	// accessed only by Prompt.
+	transcript string
+	// failed, once set, fails every prompt: the agent cannot go on (the
+	// editor declined a start-up dialog). Accessed only by Prompt.
+	failed error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -40,7 +48,7 @@ func startSession(ctx context.Context, id acp.SessionID, req acp.NewSessionReque
 		return nil, err
 	}
 	s := &session{id: id, c: c, p: p, opts: o, log: o.Logger.With().Str("session", string(id)).Logger(),
-		proc: pr, scr: newScreen(o.Cols, o.Rows, o.Now), exited: make(chan struct{})}
+		proc: pr, scr: newScreen(o.Cols, o.Rows, o.Now), exited: make(chan struct{}), cwd: req.Cwd}
 	s.wg.Add(2)
 	go s.readPTY()
 	go s.answerQueries()
@@ -94,6 +102,18 @@ func (s *session) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// home is the agent's HOME: the last one in its environment overrides, else
+// the bridge's own.
+func (s *session) home() string {
+	for i := len(s.opts.Env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(s.opts.Env[i], "HOME="); ok {
+			return v
+		}
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // write types b into the agent's terminal.
