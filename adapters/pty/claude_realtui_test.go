@@ -23,7 +23,7 @@ import (
 
 const (
 	helloText  = "Hello! This reply is streamed in a few pieces."
-	slowText   = "The project has three parts: the protocol core, the adapters for each wrapped agent, and the fixtures that drive its tests. Let me go through each of them in turn."
+	slowText   = "The project has three parts.\n\nThe protocol core, the adapters for each wrapped agent, and the fixtures that drive its tests. Let me go through each of them in turn."
 	afterText  = "OK, starting over."
 	allowText  = "Created allowed.txt for you."
 	lossyText  = "Here is **bold**, `code` and a list:\n\n- one\n- two\n\nAnd a line long enough to be wrapped by the terminal: " + lossyTail

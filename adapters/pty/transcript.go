@@ -88,6 +88,10 @@ type tail struct {
 	sizes   map[string]int64 // the glob's files and sizes when the prompt was typed
 	needle  []byte           // the prompt's first line as it appears in JSON
 	partial []byte           // a line not yet complete
+	// prompted is set at the line holding the prompt: the reply is what
+	// follows it. An interrupted turn's partial message is written late,
+	// when the next prompt is typed, just before that prompt's line.
+	prompted bool
 }
 
 // newTail starts following the transcript of a turn whose prompt is about
@@ -131,7 +135,12 @@ func (tl *tail) read() []string {
 	b = append(tl.partial, b...)
 	end := bytes.LastIndexByte(b, '\n') + 1
 	tl.partial = append([]byte(nil), b[end:]...)
-	return tl.t.texts(bytes.Split(b[:end], []byte("\n")))
+	lines := bytes.Split(b[:end], []byte("\n"))
+	for !tl.prompted && len(lines) > 0 {
+		tl.prompted = bytes.Contains(lines[0], tl.needle)
+		lines = lines[1:]
+	}
+	return tl.t.texts(lines)
 }
 
 // find picks the file that grew with a line holding the prompt.
