@@ -49,6 +49,8 @@ func claudeStory() *modelserver.Scenario {
 		{Blocks: []modelserver.Block{slow}, DeltaDelayMS: 300},
 		{Blocks: []modelserver.Block{modelserver.Text(afterText)}},
 		{Blocks: []modelserver.Block{modelserver.Text(lossyText)}},
+		{Blocks: []modelserver.Block{modelserver.Text("Nothing else.")}},
+		{Blocks: []modelserver.Block{modelserver.ToolUse("toolu_sleep", "Bash", map[string]string{"command": "echo started && sleep 60 && echo finished", "description": "Wait a minute"})}},
 	}}
 }
 
@@ -175,19 +177,39 @@ func TestClaudeTUI(t *testing.T) {
 			t.Fatal(err)
 		}
 		q.Unknown = Duration(2 * time.Second)
+		p := s.p
 		s.p = &q
+		defer func() { s.p = p }()
 		stop, err := turn(t, "Anything else?")
 		if err == nil || !strings.Contains(err.Error(), `matches nothing profile "claude" knows (written against Claude Code 0.9)`) {
 			t.Fatalf("Prompt = %q, %v; want an error naming the profile's version", stop, err)
 		}
 	})
-	t.Run("close leaves nothing behind", func(t *testing.T) {
-		if len(agentProcesses(t, w.home)) == 0 {
-			t.Fatal("no process of the TUI found before the close; the check would prove nothing")
+	t.Run("close while a tool runs leaves nothing behind", func(t *testing.T) {
+		// Claude Code runs a Bash command in a session of its own: stopping
+		// the TUI's process group alone would leave the sleep running. (It
+		// runs this one without asking.)
+		done := make(chan error, 1)
+		go func() {
+			_, err := prompt(t, deadline(t), w.s, "Wait a minute.")
+			done <- err
+		}()
+		ctx := deadline(t)
+		for !hasProcess(t, w.home, "sleep\x0060\x00") {
+			select {
+			case err := <-done:
+				t.Fatalf("the turn ended (%v) before the tool ran", err)
+			case <-ctx.Done():
+				t.Fatal("the Bash tool's sleep 60 never started")
+			case <-time.After(50 * time.Millisecond):
+			}
 		}
 		if err := w.a.Close(); err != nil {
 			t.Fatalf("closing: %v", err)
 		}
+		// The close interrupts the TUI first, which may end the turn
+		// normally; either way the prompt must return.
+		<-done
 		if left := agentProcesses(t, w.home); len(left) != 0 {
 			t.Errorf("processes left after the close: %v", left)
 		}

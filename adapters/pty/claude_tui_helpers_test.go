@@ -125,6 +125,19 @@ func (w *claudeTUI) waitScreen(t *testing.T, ctx context.Context, text string) {
 	}
 }
 
+// hasProcess reports whether one of the agent's processes has the command
+// line cmdline (NUL-separated, as in /proc/PID/cmdline).
+func hasProcess(t *testing.T, home, cmdline string) bool {
+	t.Helper()
+	for _, pid := range agentProcesses(t, home) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err == nil && strings.HasSuffix(string(b), cmdline) {
+			return true
+		}
+	}
+	return false
+}
+
 // agentProcesses are the pids of the processes still running with the
 // test's HOME in their environment: the TUI and anything it started.
 func agentProcesses(t *testing.T, home string) []int {
