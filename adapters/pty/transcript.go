@@ -186,7 +186,7 @@ func (tl *tail) size() int64 {
 // it just before or after it shows the idle screen).
 const (
 	settleTranscript  = 100 * time.Millisecond
-	maxTranscriptWait = time.Second
+	maxTranscriptWait = 3 * time.Second
 )
 
 // pollTranscript sends the reply texts the transcript gained since the last
@@ -206,10 +206,15 @@ func (t *turn) pollTranscript(ctx context.Context) error {
 }
 
 // finishTranscript reads the rest of the turn's transcript once it stopped
-// growing. Without a transcript of the session it sends the screen's reply
-// instead, so nothing is lost.
+// growing. An agent may write its transcript a while after it shows the
+// reply (Claude Code does, under load), so while the screen shows reply
+// text the transcript has not, it is waited for; without it, or without a
+// transcript of the session, the screen's reply is sent instead, so
+// nothing is lost.
 func (t *turn) finishTranscript(ctx context.Context, screen string) error {
 	s := t.s
+	lines, _ := replyLines(s.p.content(screen), t.base, t.prompt)
+	onScreen := strings.TrimSpace(strings.Join(lines, "\n")) != ""
 	start := s.opts.Now()
 	last, since := t.tail.size(), start
 	for {
@@ -221,11 +226,17 @@ func (t *turn) finishTranscript(ctx context.Context, screen string) error {
 			last, since = size, now
 		}
 		switch {
-		case last >= 0 && now.Sub(since) >= settleTranscript:
+		case last >= 0 && now.Sub(since) >= settleTranscript && (t.parts > 0 || !onScreen):
 			s.transcript = t.tail.file
 			return nil
 		case now.Sub(start) >= maxTranscriptWait:
-			s.log.Warn().Str("glob", t.tail.glob).Msg("no transcript of the session: the reply is read from the screen")
+			if t.tail.file != "" {
+				s.transcript = t.tail.file
+			}
+			if t.parts > 0 {
+				return nil
+			}
+			s.log.Warn().Str("glob", t.tail.glob).Msg("no reply in the session's transcript: it is read from the screen")
 			return t.emit(ctx, screen)
 		}
 		select {

@@ -84,15 +84,18 @@ func TestReplyFromTranscript(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name, file, want string
+		args             []string
 	}{
 		{name: "found", file: "{cwd}/t.jsonl", want: "*Hello* from the fake TUI. You said: hello"},
+		{name: "written after the reply showed", file: "{cwd}/t.jsonl", want: "*Hello* from the fake TUI. You said: hello",
+			args: []string{"-transcript-lag", "800ms"}},
 		{name: "not found", file: "{cwd}/nowhere/*.jsonl", want: "Hello from the fake TUI. You said: hello"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			q := *p
 			q.Transcript = &Transcript{Path: tt.file, Text: "text"}
 			c := newClient(nil)
-			s := fakeSession(t, &q, c, "-transcript", "t.jsonl")
+			s := fakeSession(t, &q, c, append([]string{"-transcript", "t.jsonl"}, tt.args...)...)
 			stop, err := prompt(t, deadline(t), s, "hello")
 			if err != nil || stop != acp.StopReasonEndTurn {
 				t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
