@@ -183,8 +183,10 @@ func TestClaudeTUI(t *testing.T) {
 		s.p = &q
 		defer func() { s.p = p }()
 		stop, err := turn(t, "Anything else?")
-		if err == nil || !strings.Contains(err.Error(), `matches nothing profile "claude" knows (written against Claude Code 0.9)`) {
-			t.Fatalf("Prompt = %q, %v; want an error naming the profile's version", stop, err)
+		want := `matches nothing profile "claude" knows (written against Claude Code 0.9; the agent shows version ` +
+			strings.TrimPrefix(p.Version, "Claude Code ") + ")"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Prompt = %q, %v; want an error containing %q", stop, err, want)
 		}
 	})
 	t.Run("close while a tool runs leaves nothing behind", func(t *testing.T) {

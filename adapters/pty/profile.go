@@ -26,6 +26,10 @@ type Profile struct {
 	// Version is the TUI version the profile was written against; it is
 	// named in the error when the screen no longer matches.
 	Version string `toml:"version"`
+	// VersionShown, if set, finds the agent's version on its screen (its
+	// first group): a version other than the profile's is logged when the
+	// agent starts and named when the screen no longer matches.
+	VersionShown Pattern `toml:"version_shown"`
 	// Commands are the executable names that select this profile when no
 	// --profile is given.
 	Commands []string `toml:"commands"`

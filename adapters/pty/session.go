@@ -32,6 +32,9 @@ type session struct {
 	// transcript is the session's transcript file once a turn found it;
 	// accessed only by Prompt.
 	transcript string
+	// shown is the version the agent showed when it started, if the
+	// profile can read it. Accessed only by Prompt.
+	shown string
 	// failed, once set, fails every prompt: the agent cannot go on (the
 	// editor declined a start-up dialog). Accessed only by Prompt.
 	failed error

@@ -72,6 +72,7 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		v := s.scr.view()
 		if s.quiet(v) {
 			if s.p.Idle.MatchString(v.text) {
+				s.noteVersion(v.text)
 				return "", nil
 			}
 			if stop, err := s.answerStartup(ctx, &st, v); stop != "" || err != nil {
@@ -84,8 +85,8 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		case <-s.exited:
 			return "", s.exitError(s.scr.view())
 		case <-deadline.C:
-			return "", fmt.Errorf("%s did not show its idle screen within %s (profile %q, written against %s); the screen shows:\n%s",
-				s.opts.Name, time.Duration(s.p.Start), s.p.Name, s.p.Version, lastLines(v.text, 12))
+			return "", fmt.Errorf("%s did not show its idle screen within %s (profile %q, written against %s%s); the screen shows:\n%s",
+				s.opts.Name, time.Duration(s.p.Start), s.p.Name, s.p.Version, s.versionNote(v.text), lastLines(v.text, 12))
 		case <-s.scr.changed:
 		case <-time.After(tick):
 		}
@@ -187,8 +188,8 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 		return acp.StopReasonEndTurn, true, t.finish(ctx, v)
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
 		s.opts.Now().Sub(v.last) >= time.Duration(p.Unknown):
-		return "", true, fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s) for %s: the TUI may have changed; the screen shows:\n%s",
-			s.opts.Name, p.Name, p.Version, time.Duration(p.Unknown), lastLines(v.text, 12))
+		return "", true, fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s%s) for %s: the TUI may have changed; the screen shows:\n%s",
+			s.opts.Name, p.Name, p.Version, s.versionNote(v.text), time.Duration(p.Unknown), lastLines(v.text, 12))
 	}
 	return "", false, nil
 }
