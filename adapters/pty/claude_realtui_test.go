@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,7 @@ const (
 	slowText   = "The project has three parts.\n\nThe protocol core, the adapters for each wrapped agent, and the fixtures that drive its tests. Let me go through each of them in turn."
 	afterText  = "OK, starting over."
 	allowText  = "Created allowed.txt for you."
+	writeText  = "Wrote notes.md."
 	lossyText  = "Here is **bold**, `code` and a list:\n\n- one\n- two\n\nAnd a line long enough to be wrapped by the terminal: " + lossyTail
 	lossyTail  = "it goes on and on, past the two hundred columns of the screen, so that the screen shows it on two lines where the model wrote one, which only the transcript keeps as it was."
 	trustTitle = "Accessing workspace:"
@@ -46,6 +48,8 @@ func claudeStory() *modelserver.Scenario {
 		{Blocks: []modelserver.Block{bash("toolu_allow", "allowed.txt")}},
 		{Blocks: []modelserver.Block{modelserver.Text(allowText)}},
 		{Blocks: []modelserver.Block{bash("toolu_reject", "rejected.txt")}},
+		{Blocks: []modelserver.Block{modelserver.ToolUse("toolu_write", "Write", map[string]string{"file_path": "{{cwd}}/notes.md", "content": "# Notes\n"})}},
+		{Blocks: []modelserver.Block{modelserver.Text(writeText)}},
 		{Blocks: []modelserver.Block{slow}, DeltaDelayMS: 300},
 		{Blocks: []modelserver.Block{modelserver.Text(afterText)}},
 		{Blocks: []modelserver.Block{modelserver.Text(lossyText)}},
@@ -123,6 +127,31 @@ func TestClaudeTUI(t *testing.T) {
 		}
 		if got := c.text(); got != "" {
 			t.Errorf("reply = %q, want none (the TUI ends the turn at a rejection)", got)
+		}
+	})
+	t.Run("a file write allowed", func(t *testing.T) {
+		answers <- "Yes"
+		stop, err := turn(t, "Write the notes.")
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+		}
+		if b, err := os.ReadFile(filepath.Join(w.project, "notes.md")); err != nil || string(b) != "# Notes\n" {
+			t.Errorf("notes.md = %q, %v; want the written notes", b, err)
+		}
+		reqs := c.requests()
+		req := reqs[len(reqs)-1]
+		if got, want := *req.ToolCall.Title, "Create file: notes.md"; got != want {
+			t.Errorf("title = %q, want %q", got, want)
+		}
+		var kinds []acp.PermissionOptionKind
+		for _, o := range req.Options {
+			kinds = append(kinds, o.Kind)
+		}
+		if want := []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindRejectOnce}; !slices.Equal(kinds, want) {
+			t.Errorf("option kinds %v, want %v (options %+v)", kinds, want, req.Options)
+		}
+		if got := c.text(); got != writeText {
+			t.Errorf("reply = %q, want %q", got, writeText)
 		}
 	})
 	t.Run("cancel while streaming", func(t *testing.T) {
