@@ -29,7 +29,7 @@ func TestClaudeTUIStdinEOF(t *testing.T) {
 	bin := claudecli.Require(t)
 	env, err := exec.LookPath("env")
 	if err != nil {
-		t.Skip("no env(1) to start the TUI with its environment")
+		t.Fatalf("no env(1) to start the TUI with its environment: %v", err)
 	}
 	root := t.TempDir()
 	home, project, tmp := filepath.Join(root, "home"), filepath.Join(root, "project"), filepath.Join(root, "tmp")
