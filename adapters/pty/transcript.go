@@ -86,7 +86,7 @@ type tail struct {
 	file    string           // the session's transcript once found
 	off     int64            // how far file has been read
 	sizes   map[string]int64 // the glob's files and sizes when the prompt was typed
-	needle  []byte           // the prompt's first line as it appears in JSON
+	needle  []byte           // the prompt's first line as a JSON string starts
 	partial []byte           // a line not yet complete
 	// prompted is set at the line holding the prompt: the reply is what
 	// follows it. An interrupted turn's partial message is written late,
@@ -107,12 +107,14 @@ func newTail(t *Transcript, glob, file, prompt string) *tail {
 	if file != "" {
 		tl.off = tl.sizes[file]
 	}
-	// As a JavaScript agent writes it: no HTML escapes.
+	// The start of a JSON string, as a JavaScript agent writes it (no
+	// HTML escapes): a short prompt ("hi") is then not found inside
+	// other text.
 	var q bytes.Buffer
 	enc := json.NewEncoder(&q)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(echoLine(prompt))
-	tl.needle = bytes.Trim(bytes.TrimSpace(q.Bytes()), `"`)
+	tl.needle = bytes.TrimSuffix(bytes.TrimSpace(q.Bytes()), []byte(`"`))
 	return tl
 }
 

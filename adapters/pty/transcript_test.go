@@ -61,7 +61,9 @@ func TestTail(t *testing.T) {
 		t.Fatalf("before anything was written: %q", got)
 	}
 	write(other, `{"type":"assistant","message":{"content":[{"type":"text","text":"not mine"}]}}`+"\n")
-	write(mine, `{"type":"assistant","message":{"content":[{"type":"text","text":"late partial"}]}}`+"\n"+
+	// The prompt's words inside other text are not the prompt's line.
+	write(mine, `{"type":"assistant","message":{"content":[{"type":"text","text":"Say: Show <b> & more"}]}}`+"\n"+
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"late partial"}]}}`+"\n"+
 		`{"type":"user","message":{"content":"Show <b> & more\nsecond line"}}`+"\n"+
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"fir`)
 	if got := tl.read(); len(got) != 0 || tl.file != mine {
