@@ -63,6 +63,7 @@ func TestClaudeTUIStdinEOF(t *testing.T) {
 		}
 	}
 	argv = append(argv, "TERM=xterm-256color", bin, "--permission-mode", "default")
+	start := time.Now()
 	b := startBridge(t, argv...)
 	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
 	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
@@ -93,10 +94,12 @@ func TestClaudeTUIStdinEOF(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	eof := time.Now()
 	if err := b.stdin.Close(); err != nil {
 		t.Fatal(err)
 	}
 	exitsWithin(t, b.cmd, 15*time.Second)
+	t.Logf("started %s before stdin EOF; exited %s after it", eof.Sub(start).Round(100*time.Millisecond), time.Since(eof).Round(10*time.Millisecond))
 	noSurvivors(t, runProcesses(t, home), "after stdin EOF")
 }
 
