@@ -181,11 +181,12 @@ func TestClaudeTUI(t *testing.T) {
 		}
 		stop, err := turn(t, "Start over.")
 		if err != nil || stop != acp.StopReasonEndTurn || c.text() != afterText {
-			t.Fatalf("after the cancel: Prompt = %q, %v, reply %q; want end_turn, %q", stop, err, c.text(), afterText)
+			b, _ := os.ReadFile(w.session().transcript)
+			t.Fatalf("after the cancel: Prompt = %q, %v, reply %q; want end_turn, %q; the transcript:\n%s", stop, err, c.text(), afterText, b)
 		}
 	})
-	t.Run("markdown and a wrapped line come exact from the transcript", func(t *testing.T) {
-		stop, err := turn(t, "Show me some markdown.")
+	t.Run("a pasted prompt, and markdown and a wrapped line exact from the transcript", func(t *testing.T) {
+		stop, err := turn(t, "Show me some markdown.\nA list, please,\nand a long line.")
 		if err != nil || stop != acp.StopReasonEndTurn {
 			t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
 		}

@@ -32,6 +32,11 @@ type Transcript struct {
 	// Text is the gjson path of a kept line's text: a string, or an
 	// array of strings (a message's text blocks).
 	Text string `toml:"text"`
+	// Prompt are the fields (gjson paths and string values) of the line
+	// that holds the prompt, where the reply starts; empty means any line
+	// with the prompt's text. An agent may log its API requests, the
+	// prompt among them, before the messages.
+	Prompt map[string]string `toml:"prompt"`
 }
 
 // glob is the transcript's path for a session in cwd of an agent whose
@@ -67,8 +72,11 @@ func (t *Transcript) texts(lines [][]byte) []string {
 	return out
 }
 
-func (t *Transcript) keeps(line []byte) bool {
-	for path, want := range t.Select {
+func (t *Transcript) keeps(line []byte) bool { return fieldsAre(line, t.Select) }
+
+// fieldsAre reports whether the JSON line has these string fields.
+func fieldsAre(line []byte, fields map[string]string) bool {
+	for path, want := range fields {
 		if r := gjson.GetBytes(line, path); r.Type != gjson.String || r.Str != want {
 			return false
 		}
@@ -139,7 +147,7 @@ func (tl *tail) read() []string {
 	tl.partial = append([]byte(nil), b[end:]...)
 	lines := bytes.Split(b[:end], []byte("\n"))
 	for !tl.prompted && len(lines) > 0 {
-		tl.prompted = bytes.Contains(lines[0], tl.needle)
+		tl.prompted = bytes.Contains(lines[0], tl.needle) && fieldsAre(lines[0], tl.t.Prompt)
 		lines = lines[1:]
 	}
 	return tl.t.texts(lines)

@@ -12,7 +12,7 @@ import (
 
 func claudeLikeTranscript() *Transcript {
 	return &Transcript{Path: "{home}/projects/{cwd-}/*.jsonl", Select: map[string]string{"type": "assistant"},
-		Text: `message.content.#(type=="text")#.text`}
+		Text: `message.content.#(type=="text")#.text`, Prompt: map[string]string{"type": "user"}}
 }
 
 func TestTranscriptGlob(t *testing.T) {
@@ -61,8 +61,10 @@ func TestTail(t *testing.T) {
 		t.Fatalf("before anything was written: %q", got)
 	}
 	write(other, `{"type":"assistant","message":{"content":[{"type":"text","text":"not mine"}]}}`+"\n")
-	// The prompt's words inside other text are not the prompt's line.
+	// The prompt's words inside other text are not the prompt's line, nor
+	// is a logged API request with the prompt.
 	write(mine, `{"type":"assistant","message":{"content":[{"type":"text","text":"Say: Show <b> & more"}]}}`+"\n"+
+		`{"type":"api-request-blob","message":{"content":[{"type":"text","text":"Show <b> & more\nsecond line"}]}}`+"\n"+
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"late partial"}]}}`+"\n"+
 		`{"type":"user","message":{"content":"Show <b> & more\nsecond line"}}`+"\n"+
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"fir`)
