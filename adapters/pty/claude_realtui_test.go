@@ -298,7 +298,7 @@ func TestClaudeTUITrustRejected(t *testing.T) {
 	if left := agentProcesses(t, w.home); len(left) != 0 {
 		t.Errorf("processes left after the close: %v", left)
 	}
-	cfg, _ := os.ReadFile(filepath.Join(w.home, ".claude", ".claude.json"))
+	cfg, _ := os.ReadFile(filepath.Join(w.config, ".claude.json"))
 	var v struct {
 		Projects map[string]struct {
 			HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`

@@ -29,6 +29,7 @@ type claudeTUI struct {
 	s       acp.Session
 	srv     *modelserver.Server
 	home    string
+	config  string // CLAUDE_CONFIG_DIR, not below HOME: the transcript is found by it
 	project string
 	start   time.Time
 }
@@ -46,14 +47,15 @@ func startClaudeTUI(t *testing.T, sc *modelserver.Scenario, p *Profile, c acp.Cl
 		}
 	}
 	root := t.TempDir()
-	w := &claudeTUI{home: filepath.Join(root, "home"), project: filepath.Join(root, "project"), start: time.Now()}
+	w := &claudeTUI{home: filepath.Join(root, "home"), config: filepath.Join(root, "claude-config"),
+		project: filepath.Join(root, "project"), start: time.Now()}
 	tmp := filepath.Join(root, "tmp")
 	for _, d := range []string{w.home, w.project, tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	seedClaudeConfig(t, w.home)
+	seedClaudeConfig(t, w.config)
 	w.srv = modelserver.New(sc.Expand(map[string]string{"cwd": w.project}), modelserver.Options{Logf: t.Logf})
 	url := w.srv.Start()
 	t.Cleanup(w.srv.Close)
@@ -61,12 +63,12 @@ func startClaudeTUI(t *testing.T, sc *modelserver.Scenario, p *Profile, c acp.Cl
 	var env []string
 	for _, kv := range modelserver.ClaudeEnv(url, w.home, tmp) {
 		// A terminal, not a pipe: the PTY's size is the screen's.
-		if k, _, _ := strings.Cut(kv, "="); k == "TERM" || k == "COLUMNS" || k == "LINES" {
+		if k, _, _ := strings.Cut(kv, "="); k == "TERM" || k == "COLUMNS" || k == "LINES" || k == "CLAUDE_CONFIG_DIR" {
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "TERM=xterm-256color")
+	env = append(env, "TERM=xterm-256color", "CLAUDE_CONFIG_DIR="+w.config)
 	a, err := New(p, Options{Command: []string{bin, "--permission-mode", "default"}, Name: "claude", Env: env,
 		Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: time.Second})
 	if err != nil {
@@ -84,10 +86,10 @@ func startClaudeTUI(t *testing.T, sc *modelserver.Scenario, p *Profile, c acp.Cl
 	return w
 }
 
-// seedClaudeConfig writes the user config of someone who has logged in
-// once: onboarding done and the API key approved, no project trusted. The
-// CLI reads it from CLAUDE_CONFIG_DIR (ClaudeEnv sets it) or HOME.
-func seedClaudeConfig(t *testing.T, home string) {
+// seedClaudeConfig writes, into the CLI's config directory, the user
+// config of someone who has logged in once: onboarding done and the API key
+// approved, no project trusted.
+func seedClaudeConfig(t *testing.T, dir string) {
 	t.Helper()
 	key := modelserver.DummyAPIKey
 	cfg, err := json.Marshal(map[string]any{
@@ -97,13 +99,11 @@ func seedClaudeConfig(t *testing.T, home string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{home, filepath.Join(home, ".claude")} {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, ".claude.json"), cfg, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".claude.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

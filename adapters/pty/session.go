@@ -107,13 +107,21 @@ func (s *session) Close() error {
 	return s.closeErr
 }
 
-// home is the agent's HOME: the last one in its environment overrides, else
-// the bridge's own.
-func (s *session) home() string {
+// getenv is the agent's environment variable name: the last of its
+// overrides, else the bridge's own.
+func (s *session) getenv(name string) string {
 	for i := len(s.opts.Env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(s.opts.Env[i], "HOME="); ok {
+		if v, ok := strings.CutPrefix(s.opts.Env[i], name+"="); ok {
 			return v
 		}
+	}
+	return os.Getenv(name)
+}
+
+// home is the agent's HOME.
+func (s *session) home() string {
+	if h := s.getenv("HOME"); h != "" {
+		return h
 	}
 	h, _ := os.UserHomeDir()
 	return h

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,9 +24,14 @@ import (
 // and from the screen only when no transcript of the session can be found.
 type Transcript struct {
 	// Path is a glob of the transcript files. "{home}" stands for the
-	// agent's HOME, "{cwd}" for the session's directory and "{cwd-}" for
-	// it with every character but letters and digits as "-".
+	// agent's HOME, "{cwd}" for the session's directory, "{cwd-}" for it
+	// with every character but letters and digits as "-", and
+	// "{env:NAME}" for the agent's environment variable NAME, or its
+	// entry in Defaults when the agent has none.
 	Path string `toml:"path"`
+	// Defaults are the values of "{env:NAME}" for variables the agent's
+	// environment does not set; they may use "{home}".
+	Defaults map[string]string `toml:"defaults"`
 	// Select keeps the lines whose fields (gjson paths) have these
 	// string values; empty keeps every line.
 	Select map[string]string `toml:"select"`
@@ -39,16 +45,25 @@ type Transcript struct {
 	Prompt map[string]string `toml:"prompt"`
 }
 
+var envRef = regexp.MustCompile(`\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+
 // glob is the transcript's path for a session in cwd of an agent whose
-// home is home.
-func (t *Transcript) glob(home, cwd string) string {
+// home is home and whose environment variables getenv returns.
+func (t *Transcript) glob(home, cwd string, getenv func(string) string) string {
 	dashed := []rune(cwd)
 	for i, r := range dashed {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
 			dashed[i] = '-'
 		}
 	}
-	return strings.NewReplacer("{home}", home, "{cwd-}", string(dashed), "{cwd}", cwd).Replace(t.Path)
+	path := envRef.ReplaceAllStringFunc(t.Path, func(ref string) string {
+		name := envRef.FindStringSubmatch(ref)[1]
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return t.Defaults[name]
+	})
+	return strings.NewReplacer("{home}", home, "{cwd-}", string(dashed), "{cwd}", cwd).Replace(path)
 }
 
 // texts are the texts of the kept lines among lines.

@@ -16,9 +16,20 @@ func claudeLikeTranscript() *Transcript {
 }
 
 func TestTranscriptGlob(t *testing.T) {
-	got := claudeLikeTranscript().glob("/h", "/w/my.project_1")
-	if want := "/h/projects/-w-my-project-1/*.jsonl"; got != want {
-		t.Fatalf("glob = %q, want %q", got, want)
+	tr := &Transcript{Path: "{env:CONF}/projects/{cwd-}/*.jsonl", Defaults: map[string]string{"CONF": "{home}/.conf"}}
+	for _, tt := range []struct{ name, conf, want string }{
+		{"the variable", "/c", "/c/projects/-w-my-project-1/*.jsonl"},
+		{"its default", "", "/h/.conf/projects/-w-my-project-1/*.jsonl"},
+	} {
+		got := tr.glob("/h", "/w/my.project_1", func(name string) string {
+			if name == "CONF" {
+				return tt.conf
+			}
+			return ""
+		})
+		if got != tt.want {
+			t.Errorf("%s: glob = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 

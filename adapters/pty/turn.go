@@ -50,7 +50,7 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	t := &turn{s: s, prompt: prompt, base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}
 	if tr := s.p.Transcript; tr != nil {
 		// Before typing: the agent writes the prompt to it at once.
-		t.tail = newTail(tr, tr.glob(s.home(), s.cwd), s.transcript, prompt)
+		t.tail = newTail(tr, tr.glob(s.home(), s.cwd, s.getenv), s.transcript, prompt)
 	}
 	if err := s.write(s.typing(prompt, v.paste)); err != nil {
 		return "", err
