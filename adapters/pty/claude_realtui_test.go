@@ -222,17 +222,22 @@ func TestClaudeTUI(t *testing.T) {
 	t.Run("close while a tool runs leaves nothing behind", func(t *testing.T) {
 		// Claude Code runs a Bash command in a session of its own: stopping
 		// the TUI's process group alone would leave the sleep running. (It
-		// runs this one without asking.)
-		done := make(chan error, 1)
+		// runs this one without asking, but may ask.)
+		answers <- "Yes"
+		type result struct {
+			stop acp.StopReason
+			err  error
+		}
+		done := make(chan result, 1)
 		go func() {
-			_, err := prompt(t, deadline(t), w.s, "Wait a minute.")
-			done <- err
+			stop, err := prompt(t, deadline(t), w.s, "Wait a minute.")
+			done <- result{stop, err}
 		}()
 		ctx := deadline(t)
 		for !hasProcess(t, w.home, "sleep\x0060\x00") {
 			select {
-			case err := <-done:
-				t.Fatalf("the turn ended (%v) before the tool ran", err)
+			case r := <-done:
+				t.Fatalf("the turn ended (%q, %v) before the tool ran; the screen shows:\n%s", r.stop, r.err, w.session().scr.view().text)
 			case <-ctx.Done():
 				t.Fatal("the Bash tool's sleep 60 never started")
 			case <-time.After(50 * time.Millisecond):

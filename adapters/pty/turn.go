@@ -187,7 +187,7 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 	case idle && started && (bell || s.quiet(v)):
 		return acp.StopReasonEndTurn, true, t.finish(ctx, v)
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
-		s.opts.Now().Sub(v.last) >= time.Duration(p.Unknown):
+		s.opts.Now().Sub(latest(v.last, t.since)) >= time.Duration(p.Unknown):
 		return "", true, fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s%s) for %s: the TUI may have changed; the screen shows:\n%s",
 			s.opts.Name, p.Name, p.Version, s.versionNote(v.text), time.Duration(p.Unknown), lastLines(v.text, 12))
 	}
@@ -201,6 +201,16 @@ func (t *turn) finish(ctx context.Context, v view) error {
 		return t.finishTranscript(ctx, t.final(v))
 	}
 	return t.emit(ctx, t.final(v))
+}
+
+// latest is the later of two times: a screen unchanged since before the
+// prompt was typed has not been unknown for long (the agent may not have
+// echoed the prompt yet).
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // final is the screen text the turn's last reply text is read from.
