@@ -17,18 +17,31 @@ func (p *Profile) dialog(text string) *Dialog {
 	return nil
 }
 
-// title is the permission request's title: Title's first group or match,
-// else the dialog's name.
-func (d *Dialog) title(text string) string {
-	if d.Title.set() {
-		if m := d.Title.FindStringSubmatch(text); m != nil {
-			if len(m) > 1 {
-				return strings.TrimSpace(m[1])
-			}
-			return strings.TrimSpace(m[0])
+// title is the permission request's title: Title's groups or match, else
+// the dialog's name.
+func (d *Dialog) title(text string) string { return titleOf(d.Title, text, d.Name) }
+
+// titleOf is what title matches in text: its non-empty groups joined by
+// ": " (a dialog's heading and the command it asks about), or the whole
+// match without groups; fallback when it is unset or does not match.
+func titleOf(title Pattern, text, fallback string) string {
+	if !title.set() {
+		return fallback
+	}
+	m := title.FindStringSubmatch(text)
+	if m == nil {
+		return fallback
+	}
+	if len(m) == 1 {
+		return strings.TrimSpace(m[0])
+	}
+	var parts []string
+	for _, g := range m[1:] {
+		if g = strings.TrimSpace(g); g != "" {
+			parts = append(parts, g)
 		}
 	}
-	return d.Name
+	return strings.Join(parts, ": ")
 }
 
 // options are the dialog's options as ACP offers them, with the keys that

@@ -7,10 +7,14 @@
 //
 // A turn types the prompt (as a bracketed paste when the agent enabled it),
 // streams the reply lines that appear below the prompt's echo as
-// agent_message_chunk, turns the profile's dialogs into
+// agent_message_chunk (or, when the profile names the agent's transcript,
+// the texts the agent appends to it: exact where the screen wraps lines and
+// renders markdown), turns the profile's dialogs into
 // session/request_permission with the dialog's own options, and ends when
 // the idle screen has been quiet for the profile's window (at once after a
-// BEL). A cancel types the profile's interrupt and answers cancelled within
+// BEL). Start-up dialogs (trust this folder) are answered by the profile or,
+// when it lists their options, asked of the editor; a no fails the session.
+// A cancel types the profile's interrupt and answers cancelled within
 // 2 s whatever the agent does. A screen that matches nothing the profile
 // knows for too long ends the turn with an error naming the profile and the
 // TUI version it was written for.

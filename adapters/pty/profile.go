@@ -26,6 +26,10 @@ type Profile struct {
 	// Version is the TUI version the profile was written against; it is
 	// named in the error when the screen no longer matches.
 	Version string `toml:"version"`
+	// VersionShown, if set, finds the agent's version on its screen (its
+	// first group): a version other than the profile's is logged when the
+	// agent starts and named when the screen no longer matches.
+	VersionShown Pattern `toml:"version_shown"`
 	// Commands are the executable names that select this profile when no
 	// --profile is given.
 	Commands []string `toml:"commands"`
@@ -56,8 +60,17 @@ type Profile struct {
 	// without also naming reply lines.
 	InputAtCursor bool `toml:"input_at_cursor"`
 	// Chrome are lines of the screen that are never reply text (input box,
-	// borders, spinners, footer); each is matched against a whole line.
+	// borders, spinners, footer); each is matched against a whole line. A
+	// pattern that contains a line break is matched against the whole
+	// screen instead, and the lines it covers are chrome: a tool call's
+	// bullet is chrome because of the line below it.
 	Chrome []Pattern `toml:"chrome"`
+	// Strip, if set, is cut from the start of each reply line: the marker
+	// and indent a TUI puts before its messages ("● ").
+	Strip Pattern `toml:"strip"`
+	// Transcript, if set, is where the agent writes the conversation; the
+	// reply is read from it instead of the screen (see Transcript).
+	Transcript *Transcript `toml:"transcript"`
 	// Dialogs are the permission dialogs the agent shows during a turn.
 	Dialogs []Dialog `toml:"dialog"`
 	// Startup are dialogs answered before the first prompt (trust this
@@ -98,11 +111,19 @@ type Option struct {
 	Keys  Keys   `toml:"keys"`
 }
 
-// Startup is a dialog the profile answers itself before the first prompt.
+// Startup is a dialog shown before the first prompt. With Keys the
+// profile answers it itself; with Options it is asked of the editor, and an
+// option of a reject kind ends the session with an error (the user said
+// no: to trusting a folder, say).
 type Startup struct {
 	Name  string  `toml:"name"`
 	Match Pattern `toml:"match"`
 	Keys  Keys    `toml:"keys"`
+	// Title, if it matches, gives the permission request's title (its
+	// groups joined by ": ", or the whole match); default the name.
+	Title Pattern `toml:"title"`
+	// Options are the choices put to the editor.
+	Options []Option `toml:"option"`
 
 	line int
 }
@@ -276,8 +297,21 @@ func (p *Profile) validate() error {
 			return missing(s.line, "name", "[[startup]]")
 		case !s.Match.set():
 			return missing(s.line, "match", fmt.Sprintf("[[startup]] %q", s.Name))
-		case len(s.Keys) == 0:
-			return missing(s.line, "keys", fmt.Sprintf("[[startup]] %q", s.Name))
+		case len(s.Keys) == 0 && len(s.Options) == 0:
+			return missing(s.line, "keys", fmt.Sprintf("[[startup]] %q (or option)", s.Name))
+		case len(s.Keys) != 0 && len(s.Options) != 0:
+			return fmt.Errorf("%d: [[startup]] %q has both keys and option: answer it or ask it, not both", s.line, s.Name)
+		}
+		if err := validOptions(s.line, fmt.Sprintf("[[startup]] %q", s.Name), s.Options); err != nil {
+			return err
+		}
+	}
+	if t := p.Transcript; t != nil {
+		switch {
+		case t.Path == "":
+			return missing(1, "path", "[transcript]")
+		case t.Text == "":
+			return missing(1, "text", "[transcript]")
 		}
 	}
 	return nil
@@ -306,14 +340,18 @@ func (d *Dialog) validate() error {
 			return fmt.Errorf("%d: unknown permission kind %q in %s (want one of %s)", d.line, k, where, strings.Join(kindOrder, ", "))
 		}
 	}
-	for _, o := range d.Options {
+	return validOptions(d.line, where, d.Options)
+}
+
+func validOptions(line int, where string, opts []Option) error {
+	for _, o := range opts {
 		switch {
 		case o.Label == "":
-			return missing(d.line, "label", where+" option")
+			return missing(line, "label", where+" option")
 		case len(o.Keys) == 0:
-			return missing(d.line, "keys", fmt.Sprintf("%s option %q", where, o.Label))
+			return missing(line, "keys", fmt.Sprintf("%s option %q", where, o.Label))
 		case !contains(kindOrder, o.Kind):
-			return fmt.Errorf("%d: option %q of %s has kind %q (want one of %s)", d.line, o.Label, where, o.Kind, strings.Join(kindOrder, ", "))
+			return fmt.Errorf("%d: option %q of %s has kind %q (want one of %s)", line, o.Label, where, o.Kind, strings.Join(kindOrder, ", "))
 		}
 	}
 	return nil

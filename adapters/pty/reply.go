@@ -5,20 +5,61 @@ import (
 )
 
 // content is the screen's lines without chrome (the input box, borders,
-// spinners, the footer: whatever the profile's chrome patterns match).
+// spinners, the footer: whatever the profile's chrome patterns match), with
+// the profile's Strip cut from each.
 func (p *Profile) content(text string) []string {
+	lines := strings.Split(text, "\n")
+	hidden := p.chromeBlocks(text, len(lines))
 	var out []string
-	for _, l := range strings.Split(text, "\n") {
-		if p.isChrome(l) {
+	for i, l := range lines {
+		if hidden[i] || p.isChrome(l) {
 			continue
+		}
+		if p.Strip.set() {
+			if loc := p.Strip.FindStringIndex(l); loc != nil && loc[0] == 0 {
+				l = l[loc[1]:]
+			}
 		}
 		out = append(out, l)
 	}
 	return out
 }
 
+// chromeBlocks marks the lines covered by the chrome patterns that span
+// lines; nil when the profile has none.
+func (p *Profile) chromeBlocks(text string, n int) []bool {
+	var hidden []bool
+	for _, c := range p.Chrome {
+		if !spansLines(c) {
+			continue
+		}
+		if hidden == nil {
+			hidden = make([]bool, n)
+		}
+		for _, loc := range c.FindAllStringIndex(text, -1) {
+			first := strings.Count(text[:loc[0]], "\n")
+			last := first + strings.Count(strings.TrimSuffix(text[loc[0]:loc[1]], "\n"), "\n")
+			for i := first; i <= last && i < n; i++ {
+				hidden[i] = true
+			}
+		}
+	}
+	if hidden == nil {
+		return make([]bool, n)
+	}
+	return hidden
+}
+
+// spansLines reports whether a chrome pattern names a line break.
+func spansLines(c Pattern) bool {
+	return strings.Contains(c.String(), `\n`) || strings.Contains(c.String(), "\n")
+}
+
 func (p *Profile) isChrome(line string) bool {
 	for _, c := range p.Chrome {
+		if spansLines(c) {
+			continue
+		}
 		if loc := c.FindStringIndex(line); loc != nil && loc[0] == 0 && loc[1] == len(line) {
 			return true
 		}

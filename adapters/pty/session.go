@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,16 @@ type session struct {
 	exited  chan struct{} // closed when the PTY output has ended
 	wg      sync.WaitGroup
 	started bool // accessed only by Prompt (one at a time): start-up dialogs done
+	cwd     string
+	// transcript is the session's transcript file once a turn found it;
+	// accessed only by Prompt.
+	transcript string
+	// shown is the version the agent showed when it started, if the
+	// profile can read it. Accessed only by Prompt.
+	shown string
+	// failed, once set, fails every prompt: the agent cannot go on (the
+	// editor declined a start-up dialog). Accessed only by Prompt.
+	failed error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -40,7 +51,7 @@ func startSession(ctx context.Context, id acp.SessionID, req acp.NewSessionReque
 		return nil, err
 	}
 	s := &session{id: id, c: c, p: p, opts: o, log: o.Logger.With().Str("session", string(id)).Logger(),
-		proc: pr, scr: newScreen(o.Cols, o.Rows, o.Now), exited: make(chan struct{})}
+		proc: pr, scr: newScreen(o.Cols, o.Rows, o.Now), exited: make(chan struct{}), cwd: req.Cwd}
 	s.wg.Add(2)
 	go s.readPTY()
 	go s.answerQueries()
@@ -94,6 +105,26 @@ func (s *session) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// getenv is the agent's environment variable name: the last of its
+// overrides, else the bridge's own.
+func (s *session) getenv(name string) string {
+	for i := len(s.opts.Env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(s.opts.Env[i], name+"="); ok {
+			return v
+		}
+	}
+	return os.Getenv(name)
+}
+
+// home is the agent's HOME.
+func (s *session) home() string {
+	if h := s.getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // write types b into the agent's terminal.

@@ -32,6 +32,9 @@ const cancelWithin = 1500 * time.Millisecond
 // the editor about the dialogs the profile knows, and ends when the screen
 // is idle and quiet again.
 func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopReason, error) {
+	if s.failed != nil {
+		return "", s.failed
+	}
 	if !s.started {
 		stop, err := s.ready(ctx)
 		if err != nil || stop != "" {
@@ -44,10 +47,14 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	// What is above the cursor: the cursor's row is where the prompt is
 	// typed, so it changes.
 	base := s.p.content(v.above())
+	t := &turn{s: s, prompt: prompt, base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}
+	if tr := s.p.Transcript; tr != nil {
+		// Before typing: the agent writes the prompt to it at once.
+		t.tail = newTail(tr, tr.glob(s.home(), s.cwd, s.getenv), s.transcript, prompt)
+	}
 	if err := s.typePrompt(ctx, prompt, v.paste); err != nil {
 		return "", err
 	}
-	t := &turn{s: s, prompt: prompt, base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}
 	return t.run(ctx)
 }
 
@@ -60,21 +67,16 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 	// its dialogs ≈150 ms after the first frame and resets the selection),
 	// so a start-up dialog still there a while after its answer is answered
 	// again.
-	answered := map[string]time.Time{}
+	st := startups{answered: map[string]time.Time{}, chosen: map[string][]byte{}}
 	for {
 		v := s.scr.view()
 		if s.quiet(v) {
 			if s.p.Idle.MatchString(v.text) {
+				s.noteVersion(v.text)
 				return "", nil
 			}
-			for _, st := range s.p.Startup {
-				if at, ok := answered[st.Name]; st.Match.MatchString(v.text) && (!ok || s.opts.Now().Sub(at) >= retryAnswer) {
-					s.log.Debug().Str("dialog", st.Name).Msg("answering a start-up dialog")
-					answered[st.Name] = s.opts.Now()
-					if err := s.write(st.Keys.Bytes("")); err != nil {
-						return "", err
-					}
-				}
+			if stop, err := s.answerStartup(ctx, &st, v); stop != "" || err != nil {
+				return stop, err
 			}
 		}
 		select {
@@ -83,8 +85,8 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		case <-s.exited:
 			return "", s.exitError(s.scr.view())
 		case <-deadline.C:
-			return "", fmt.Errorf("%s did not show its idle screen within %s (profile %q, written against %s); the screen shows:\n%s",
-				s.opts.Name, time.Duration(s.p.Start), s.p.Name, s.p.Version, lastLines(v.text, 12))
+			return "", fmt.Errorf("%s did not show its idle screen within %s (profile %q, written against %s%s); the screen shows:\n%s",
+				s.opts.Name, time.Duration(s.p.Start), s.p.Name, s.p.Version, s.versionNote(v.text), lastLines(v.text, 12))
 		case <-s.scr.changed:
 		case <-time.After(tick):
 		}
@@ -113,6 +115,8 @@ type turn struct {
 	out       stream
 	asked     uint64    // screen seq of the dialog last answered; 0 for none
 	emitted   time.Time // when reply text was last looked for
+	tail      *tail     // the transcript, when the profile has one
+	parts     int       // texts sent from the transcript
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
@@ -129,7 +133,7 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 			return t.cancel()
 		case <-s.exited:
 			v := s.scr.view()
-			t.emit(ctx, t.final(v))
+			t.finish(ctx, v)
 			return "", s.exitError(v)
 		case <-s.scr.changed:
 		case <-time.After(tick):
@@ -159,6 +163,10 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 	// under load: a box border cut short). The whole screen is read once
 	// it has been quiet, unless the cursor's row is the agent's prompt.
 	switch now := s.opts.Now(); {
+	case t.tail != nil:
+		if err := t.pollTranscript(ctx); err != nil {
+			return "", true, err
+		}
 	case s.quiet(v) && !p.InputAtCursor:
 		if err := t.emit(ctx, v.text); err != nil {
 			return "", true, err
@@ -177,13 +185,32 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
 	switch {
 	case idle && started && (bell || s.quiet(v)):
-		return acp.StopReasonEndTurn, true, t.emit(ctx, t.final(v))
+		return acp.StopReasonEndTurn, true, t.finish(ctx, v)
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
-		s.opts.Now().Sub(v.last) >= time.Duration(p.Unknown):
-		return "", true, fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s) for %s: the TUI may have changed; the screen shows:\n%s",
-			s.opts.Name, p.Name, p.Version, time.Duration(p.Unknown), lastLines(v.text, 12))
+		s.opts.Now().Sub(latest(v.last, t.since)) >= time.Duration(p.Unknown):
+		return "", true, fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s%s) for %s: the TUI may have changed; the screen shows:\n%s",
+			s.opts.Name, p.Name, p.Version, s.versionNote(v.text), time.Duration(p.Unknown), lastLines(v.text, 12))
 	}
 	return "", false, nil
+}
+
+// finish sends the rest of the reply at the end of the turn: from the
+// transcript, or the screen's last text.
+func (t *turn) finish(ctx context.Context, v view) error {
+	if t.tail != nil {
+		return t.finishTranscript(ctx, t.final(v))
+	}
+	return t.emit(ctx, t.final(v))
+}
+
+// latest is the later of two times: a screen unchanged since before the
+// prompt was typed has not been unknown for long (the agent may not have
+// echoed the prompt yet).
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // final is the screen text the turn's last reply text is read from.
