@@ -36,6 +36,10 @@ type Options struct {
 	NewSessionID func() string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Reporter is the argv prefix of the command a profile's [signal]
+	// section has the agent run to report (default: this executable and
+	// its hidden subcommand, NotifyCommand); the socket's path follows it.
+	Reporter []string
 
 	// start starts the agent; tests may replace it.
 	start func(ctx context.Context, s proc.Spec, cols, rows uint16) (proc.Process, error)

@@ -59,6 +59,12 @@ type Profile struct {
 	// Startup are dialogs answered before the first prompt (trust this
 	// folder, use this API key).
 	Startup []Startup `toml:"startup"`
+	// Strip are prefixes taken off reply lines (a bullet the agent puts
+	// before its messages); the first that matches at a line's start goes.
+	Strip []Pattern `toml:"strip"`
+	// Signal, if set, is how the agent reports its turn boundaries itself
+	// (see Signal).
+	Signal *Signal `toml:"signal"`
 }
 
 // Dialog is a permission dialog: recognised on the screen, asked of the
@@ -210,6 +216,9 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		p.Startup[i].line = at(startups, i)
 	}
 	if err := p.validate(); err != nil {
+		return nil, fmt.Errorf("%s:%w", file, err)
+	}
+	if err := p.Signal.validate(signalLine(data)); err != nil {
 		return nil, fmt.Errorf("%s:%w", file, err)
 	}
 	p.defaults()

@@ -12,9 +12,19 @@ func (p *Profile) content(text string) []string {
 		if p.isChrome(l) {
 			continue
 		}
-		out = append(out, l)
+		out = append(out, p.strip(l))
 	}
 	return out
+}
+
+// strip takes the first of the profile's strip prefixes that matches off l.
+func (p *Profile) strip(l string) string {
+	for _, s := range p.Strip {
+		if loc := s.FindStringIndex(l); loc != nil && loc[0] == 0 {
+			return l[loc[1]:]
+		}
+	}
+	return l
 }
 
 func (p *Profile) isChrome(line string) bool {

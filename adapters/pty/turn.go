@@ -44,10 +44,17 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	// What is above the cursor: the cursor's row is where the prompt is
 	// typed, so it changes.
 	base := s.p.content(v.above())
+	var reports <-chan report
+	if s.sig != nil {
+		// What came before this prompt is about turns that have ended.
+		s.sig.drain()
+		reports = s.sig.reports
+	}
 	if err := s.write(s.typing(prompt, v.paste)); err != nil {
 		return "", err
 	}
-	t := &turn{s: s, prompt: prompt, base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}
+	t := &turn{s: s, prompt: prompt, typed: typedText(prompt, v.paste), reports: reports,
+		base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}
 	return t.run(ctx)
 }
 
@@ -105,11 +112,14 @@ func (s *session) quiet(v view) bool {
 type turn struct {
 	s         *session
 	prompt    string
-	base      []string  // the screen's content before the prompt was typed
-	submitted uint64    // screen seq when the prompt was typed
-	bells     int       // bells before the prompt
-	since     time.Time // when the prompt was typed
-	busy      bool      // the busy screen was seen
+	typed     string        // the prompt as the agent received it
+	reports   <-chan report // the agent's own reports; nil without a [signal] section
+	urgent    bool          // the agent reported a permission question
+	base      []string      // the screen's content before the prompt was typed
+	submitted uint64        // screen seq when the prompt was typed
+	bells     int           // bells before the prompt
+	since     time.Time     // when the prompt was typed
+	busy      bool          // the busy screen was seen
 	out       stream
 	asked     uint64    // screen seq of the dialog last answered; 0 for none
 	emitted   time.Time // when reply text was last looked for
@@ -131,6 +141,10 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 			v := s.scr.view()
 			t.emit(ctx, t.final(v))
 			return "", s.exitError(v)
+		case r := <-t.reports:
+			if t.report(r) {
+				return t.endOnReport(ctx)
+			}
 		case <-s.scr.changed:
 		case <-time.After(tick):
 		}
@@ -144,7 +158,7 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 		if t.asked != 0 {
 			return "", false, nil // answered; waiting for it to go
 		}
-		if !s.quiet(v) {
+		if !s.quiet(v) && !(t.urgent && s.opts.Now().Sub(v.last) >= settle) {
 			return "", false, nil // let the dialog finish drawing
 		}
 		stop, err := t.ask(ctx, d, v)
@@ -176,7 +190,8 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 	started := t.busy || bell || (changed && !p.Busy.set()) ||
 		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
 	switch {
-	case idle && started && (bell || s.quiet(v)):
+	case idle && started && t.reports == nil && (bell || s.quiet(v)),
+		idle && started && t.reports != nil && s.opts.Now().Sub(v.last) >= p.Signal.fallback():
 		return acp.StopReasonEndTurn, true, t.emit(ctx, t.final(v))
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
 		s.opts.Now().Sub(v.last) >= time.Duration(p.Unknown):
