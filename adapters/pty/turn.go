@@ -112,17 +112,19 @@ func (s *session) quiet(v view) bool {
 type turn struct {
 	s         *session
 	prompt    string
-	typed     string        // the prompt as the agent received it
-	reports   <-chan report // the agent's own reports; nil without a [signal] section
-	urgent    bool          // the agent reported a permission question
-	base      []string      // the screen's content before the prompt was typed
-	submitted uint64        // screen seq when the prompt was typed
-	bells     int           // bells before the prompt
-	since     time.Time     // when the prompt was typed
-	busy      bool          // the busy screen was seen
+	base      []string  // the screen's content before the prompt was typed
+	submitted uint64    // screen seq when the prompt was typed
+	bells     int       // bells before the prompt
+	since     time.Time // when the prompt was typed
+	busy      bool      // the busy screen was seen
 	out       stream
 	asked     uint64    // screen seq of the dialog last answered; 0 for none
 	emitted   time.Time // when reply text was last looked for
+
+	// The agent's own reports (a profile's [signal] section).
+	typed   string        // the prompt as the agent received it
+	reports <-chan report // nil without a [signal] section
+	urgent  bool          // the agent reported a permission question
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
