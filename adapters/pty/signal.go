@@ -52,6 +52,12 @@ type Signal struct {
 	Permission string `toml:"permission"`
 	// Submitted recognises a report that the agent took the prompt.
 	Submitted string `toml:"submitted"`
+	// Done matches a line the agent shows below the reply once the turn is
+	// over whatever ended it (Codex: "Worked for 3s", or "Conversation
+	// interrupted" after a rejected command, which it reports to no one):
+	// an idle screen that shows it after the prompt's echo ends the turn
+	// after the quiet window rather than the fallback.
+	Done Pattern `toml:"done"`
 	// Fallback is how long an idle screen must be quiet to end a turn no
 	// report ended (default 5s): the hook may be missing from the agent's
 	// version, and a working agent can look idle for a moment (Codex hides
@@ -324,6 +330,40 @@ func (g *Signal) fallback() time.Duration {
 		return time.Duration(g.Fallback)
 	}
 	return 5 * time.Second
+}
+
+// idleFor is how long an idle screen must be quiet to end a turn that has
+// a [signal] section: the quiet window once the agent's done line shows
+// below the prompt's echo, else the fallback.
+func (t *turn) idleFor(v view) time.Duration {
+	if t.s.p.Signal.Done.set() && t.doneShown(v) {
+		return time.Duration(t.s.p.Quiet)
+	}
+	return t.s.p.Signal.fallback()
+}
+
+// doneShown reports whether the agent's done line shows below the prompt's
+// echo.
+func (t *turn) doneShown(v view) bool {
+	lines, _ := replyLines(strings.Split(v.text, "\n"), t.rawBase, t.prompt)
+	for _, l := range lines {
+		if t.s.p.Signal.Done.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// backFromInterrupt reports whether an interrupted agent is back at its
+// idle screen: the idle pattern, and the done line where the profile has
+// one (Codex shows its idle input box while it streams, so idle alone says
+// nothing).
+func (t *turn) backFromInterrupt(v view) bool {
+	if !t.s.p.Idle.MatchString(v.text) {
+		return false
+	}
+	g := t.s.p.Signal
+	return !g.set() || !g.Done.set() || t.doneShown(v)
 }
 
 // typedText is the prompt as the agent receives it from typing (see

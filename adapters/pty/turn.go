@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
@@ -53,7 +54,7 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	if err := s.write(s.typing(prompt, v.paste)); err != nil {
 		return "", err
 	}
-	t := &turn{s: s, prompt: prompt, typed: typedText(prompt, v.paste), reports: reports,
+	t := &turn{s: s, prompt: prompt, typed: typedText(prompt, v.paste), reports: reports, rawBase: strings.Split(v.above(), "\n"),
 		base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}
 	return t.run(ctx)
 }
@@ -124,6 +125,7 @@ type turn struct {
 	// The agent's own reports (a profile's [signal] section).
 	typed   string        // the prompt as the agent received it
 	reports <-chan report // nil without a [signal] section
+	rawBase []string      // the screen above the cursor before the prompt, chrome and all
 	urgent  bool          // the agent reported a permission question
 }
 
@@ -193,7 +195,7 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
 	switch {
 	case idle && started && t.reports == nil && (bell || s.quiet(v)),
-		idle && started && t.reports != nil && s.opts.Now().Sub(v.last) >= p.Signal.fallback():
+		idle && started && t.reports != nil && s.opts.Now().Sub(v.last) >= t.idleFor(v):
 		return acp.StopReasonEndTurn, true, t.emit(ctx, t.final(v))
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
 		s.opts.Now().Sub(v.last) >= time.Duration(p.Unknown):
@@ -270,7 +272,7 @@ func (t *turn) cancel() (acp.StopReason, error) {
 	defer limit.Stop()
 	for {
 		v := s.scr.view()
-		if v.seq != before && s.p.Idle.MatchString(v.text) {
+		if v.seq != before && t.backFromInterrupt(v) {
 			return acp.StopReasonCancelled, nil
 		}
 		select {
