@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -225,4 +226,33 @@ func running(pid int) bool {
 	}
 	i := bytes.LastIndexByte(stat, ')')
 	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
+}
+
+// TestRealCodexTUICrashLeavesNoDaemon kills the Codex TUI from outside, as
+// a crash would: its app-server daemon, in a session of its own, outlives
+// such a TUI by itself; the session's end must take it too.
+func TestRealCodexTUICrashLeavesNoDaemon(t *testing.T) {
+	c := newClient(nil)
+	s, _, env := codexTUI(t, c)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if stop, err := prompt(t, ctx, s, "say hi"); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	inner := s.(*closer).session
+	if len(codexProcs(env.Home)) < 2 {
+		t.Fatalf("Codex runs as %v: no app-server daemon beside the TUI, the test would prove nothing", codexProcs(env.Home))
+	}
+	if err := syscall.Kill(inner.proc.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-inner.exited:
+	case <-ctx.Done():
+		t.Fatal("the PTY stayed open after the TUI was killed")
+	}
+	if left := codexProcs(env.Home); len(left) > 0 {
+		t.Errorf("after the TUI died these still run: %v", left)
+	}
+	s.Close()
 }

@@ -164,6 +164,9 @@ func shellLine(argv []string) string {
 	return strings.Join(q, " ")
 }
 
+// maxSocketPath is the longest socket path that binds everywhere.
+const maxSocketPath = 100
+
 // maxReport bounds one report: Codex puts every prompt of the thread in it.
 const maxReport = 4 << 20
 
@@ -186,7 +189,13 @@ type signals struct {
 // listen opens the socket. The directory is private (0700), so only this
 // user's processes can report.
 func listen(log zerolog.Logger, now func() time.Time) (*signals, error) {
-	dir, err := os.MkdirTemp("", "acpbridge-pty-")
+	// A unix socket's path has a short limit (108 bytes on Linux, 104 on
+	// macOS): a long $TMPDIR falls back to /tmp.
+	parent := os.TempDir()
+	if len(parent)+len("/acpbridge-pty-0123456789/s") > maxSocketPath {
+		parent = "/tmp"
+	}
+	dir, err := os.MkdirTemp(parent, "acpbridge-pty-")
 	if err != nil {
 		return nil, fmt.Errorf("making the signal socket's directory: %w", err)
 	}

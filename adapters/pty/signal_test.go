@@ -216,3 +216,18 @@ func TestSignalProfileErrors(t *testing.T) {
 		}
 	}
 }
+
+// A $TMPDIR too long for a socket's path falls back to /tmp.
+func TestSignalSocketLongTempDir(t *testing.T) {
+	requireUnix(t)
+	long := t.TempDir() + "/" + strings.Repeat("d", 100)
+	if err := os.MkdirAll(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	g, err := listen(zerolog.New(zerolog.NewTestWriter(t)), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.close()
+}
