@@ -15,5 +15,12 @@
 // knows for too long ends the turn with an error naming the profile and the
 // TUI version it was written for.
 //
+// An agent that reports its own turn boundaries (Codex's notify program,
+// Claude Code's hooks) is wired by its profile's [signal] section to a unix
+// socket the session owns, in a private temporary directory removed at
+// Close; the reporter it runs is this program's hidden `pty-notify`
+// subcommand. Its turn-complete report ends the turn at once; the screen
+// stays the source of the reply text and the dialogs (signal.go).
+//
 // The package imports bridge/acp and adapters/internal/proc, never bridge.
 package pty
