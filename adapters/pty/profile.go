@@ -59,9 +59,9 @@ type Profile struct {
 	// Startup are dialogs answered before the first prompt (trust this
 	// folder, use this API key).
 	Startup []Startup `toml:"startup"`
-	// Strip are prefixes taken off reply lines (a bullet the agent puts
-	// before its messages); the first that matches at a line's start goes.
-	Strip []Pattern `toml:"strip"`
+	// Strip, if set, is cut from the start of each reply line: the marker
+	// and indent a TUI puts before its messages ("• ").
+	Strip Pattern `toml:"strip"`
 	// Signal, if set, is how the agent reports its turn boundaries itself
 	// (see Signal).
 	Signal *Signal `toml:"signal"`

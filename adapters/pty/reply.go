@@ -5,26 +5,22 @@ import (
 )
 
 // content is the screen's lines without chrome (the input box, borders,
-// spinners, the footer: whatever the profile's chrome patterns match).
+// spinners, the footer: whatever the profile's chrome patterns match), with
+// the profile's Strip cut from each.
 func (p *Profile) content(text string) []string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		if p.isChrome(l) {
 			continue
 		}
-		out = append(out, p.strip(l))
+		if p.Strip.set() {
+			if loc := p.Strip.FindStringIndex(l); loc != nil && loc[0] == 0 {
+				l = l[loc[1]:]
+			}
+		}
+		out = append(out, l)
 	}
 	return out
-}
-
-// strip takes the first of the profile's strip prefixes that matches off l.
-func (p *Profile) strip(l string) string {
-	for _, s := range p.Strip {
-		if loc := s.FindStringIndex(l); loc != nil && loc[0] == 0 {
-			return l[loc[1]:]
-		}
-	}
-	return l
 }
 
 func (p *Profile) isChrome(line string) bool {
