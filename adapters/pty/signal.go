@@ -403,15 +403,18 @@ func (t *turn) report(r report) bool {
 
 // endOnReport ends the turn the agent reported complete. Its last frame
 // may still be on its way through the PTY (the report comes over another
-// channel), so the screen is read once it has not changed for a moment,
-// or after the quiet window at most; then the reply's rest is sent.
+// channel), and a hook may run before the TUI takes input again (Claude
+// Code's Stop hook does: a prompt typed at once is queued), so the screen
+// is read once it has not changed for a moment and shows the idle
+// pattern, or after four quiet windows at most; then the reply's rest is
+// sent.
 func (t *turn) endOnReport(ctx context.Context) (acp.StopReason, error) {
 	s := t.s
-	limit := time.NewTimer(time.Duration(s.p.Quiet))
+	limit := time.NewTimer(4 * time.Duration(s.p.Quiet))
 	defer limit.Stop()
 	for {
 		v := s.scr.view()
-		if s.opts.Now().Sub(v.last) >= reportSettle {
+		if s.opts.Now().Sub(v.last) >= reportSettle && s.p.Idle.MatchString(v.text) {
 			return acp.StopReasonEndTurn, t.emit(ctx, t.final(v))
 		}
 		select {
