@@ -165,9 +165,7 @@ func TestRealCodexTUI(t *testing.T) {
 		}
 	})
 
-	if len(codexProcs(env.Home)) < 2 {
-		t.Fatalf("Codex runs as %v: no app-server daemon beside the TUI, the test would prove nothing", codexProcs(env.Home))
-	}
+	waitForDaemon(t, env.Home)
 	if err := s.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
@@ -240,9 +238,7 @@ func TestRealCodexTUICrashLeavesNoDaemon(t *testing.T) {
 		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
 	}
 	inner := s.(*closer).session
-	if len(codexProcs(env.Home)) < 2 {
-		t.Fatalf("Codex runs as %v: no app-server daemon beside the TUI, the test would prove nothing", codexProcs(env.Home))
-	}
+	waitForDaemon(t, env.Home)
 	if err := syscall.Kill(inner.proc.Pid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -255,4 +251,19 @@ func TestRealCodexTUICrashLeavesNoDaemon(t *testing.T) {
 		t.Errorf("after the TUI died these still run: %v", left)
 	}
 	s.Close()
+}
+
+// waitForDaemon waits for Codex's app-server daemon beside the TUI. Codex
+// starts it in the background, and it may come after the first reply;
+// nothing says when, so /proc is looked at.
+func waitForDaemon(t *testing.T, home string) {
+	t.Helper()
+	procs := codexProcs(home)
+	for wait := time.Now().Add(20 * time.Second); len(procs) < 2 && time.Now().Before(wait); {
+		time.Sleep(50 * time.Millisecond)
+		procs = codexProcs(home)
+	}
+	if len(procs) < 2 {
+		t.Fatalf("Codex runs as %v: no app-server daemon beside the TUI, the test would prove nothing", procs)
+	}
 }

@@ -99,7 +99,13 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			until("reply text", func(m map[string]any) bool {
 				return m["method"] == "session/update" && strings.Contains(string(mustJSON(m)), "agent_message_chunk")
 			})
+			// Codex starts its daemon in the background: it may come
+			// after the first reply. Nothing says when; /proc is looked at.
 			before := codexProcesses(env.Home, cmd.Process.Pid)
+			for wait := time.Now().Add(20 * time.Second); len(before) < 2 && time.Now().Before(wait); {
+				time.Sleep(50 * time.Millisecond)
+				before = codexProcesses(env.Home, cmd.Process.Pid)
+			}
 			if len(before) < 2 {
 				t.Fatalf("Codex runs as %v: no app-server daemon beside the TUI, the test would prove nothing", before)
 			}
