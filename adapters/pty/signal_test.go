@@ -1,6 +1,7 @@
 package pty
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -230,4 +231,23 @@ func TestSignalSocketLongTempDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.close()
+}
+
+// A dialog whose screen never stays quiet (a marker blinks beside it) is
+// asked at once when the agent reports that it waits for a permission;
+// without the report the quiet window never comes and nothing is asked.
+func TestSignalPermissionAsksBlinkingDialog(t *testing.T) {
+	t.Parallel()
+	c := newClient(choose("Yes"))
+	p := signalProfile(t, "permission = '\"type\":\"approval-requested\"'\n")
+	s := fakeSession(t, p, c, "-blink-dialog")
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	stop, err := prompt(t, ctx, s, "please run it")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got, want := c.text(), "I will run a command.\nCommand ran: 3 files."; got != want {
+		t.Errorf("reply = %q, want %q", got, want)
+	}
 }
