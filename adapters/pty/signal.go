@@ -1,23 +1,16 @@
 package pty
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
-	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
 // Signal is a profile's [signal] section: how the agent reports its own turn
@@ -164,141 +157,6 @@ func shellLine(argv []string) string {
 	return strings.Join(q, " ")
 }
 
-// maxSocketPath is the longest socket path that binds everywhere.
-const maxSocketPath = 100
-
-// maxReport bounds one report: Codex puts every prompt of the thread in it.
-const maxReport = 4 << 20
-
-// reportWait bounds how long one reporter may take to send its report.
-const reportWait = 5 * time.Second
-
-// signals is a session's socket: a unix socket in a private temporary
-// directory, which Close removes. Reports arrive on reports.
-type signals struct {
-	dir     string
-	sock    string
-	ln      net.Listener
-	log     zerolog.Logger
-	now     func() time.Time
-	reports chan report // buffered; a full buffer drops the report
-	wg      sync.WaitGroup
-	once    sync.Once
-}
-
-// listen opens the socket. The directory is private (0700), so only this
-// user's processes can report.
-func listen(log zerolog.Logger, now func() time.Time) (*signals, error) {
-	// A unix socket's path has a short limit (108 bytes on Linux, 104 on
-	// macOS): a long $TMPDIR falls back to /tmp.
-	parent := os.TempDir()
-	if len(parent)+len("/acpbridge-pty-0123456789/s") > maxSocketPath {
-		parent = "/tmp"
-	}
-	dir, err := os.MkdirTemp(parent, "acpbridge-pty-")
-	if err != nil {
-		return nil, fmt.Errorf("making the signal socket's directory: %w", err)
-	}
-	sock := filepath.Join(dir, "s")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("listening on the signal socket: %w", err)
-	}
-	g := &signals{dir: dir, sock: sock, ln: ln, log: log, now: now, reports: make(chan report, 64)}
-	g.wg.Add(1)
-	go g.accept()
-	return g, nil
-}
-
-func (g *signals) accept() {
-	defer g.wg.Done()
-	for {
-		c, err := g.ln.Accept()
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				g.log.Debug().Err(err).Msg("accepting on the signal socket")
-			}
-			return
-		}
-		g.wg.Add(1)
-		go g.read(c)
-	}
-}
-
-// read takes one report from c.
-func (g *signals) read(c net.Conn) {
-	defer g.wg.Done()
-	defer c.Close()
-	_ = c.SetReadDeadline(time.Now().Add(reportWait))
-	b, err := io.ReadAll(io.LimitReader(c, maxReport))
-	if err != nil {
-		g.log.Debug().Err(err).Msg("reading a report")
-		return
-	}
-	var r report
-	if err := json.Unmarshal(b, &r); err != nil {
-		g.log.Debug().Err(err).Msg("a report that is not JSON")
-		return
-	}
-	r.at = g.now()
-	g.log.Debug().Strs("args", r.Args).Int("stdin", len(r.Stdin)).Msg("report")
-	select {
-	case g.reports <- r:
-	default:
-		g.log.Warn().Msg("dropping a report: none was read for a while")
-	}
-}
-
-// drain forgets the reports that arrived so far: they are about turns that
-// have ended.
-func (g *signals) drain() {
-	for {
-		select {
-		case <-g.reports:
-		default:
-			return
-		}
-	}
-}
-
-// close stops listening, waits for the readers and removes the socket's
-// directory.
-func (g *signals) close() {
-	g.once.Do(func() {
-		g.ln.Close()
-		g.wg.Wait()
-		os.RemoveAll(g.dir)
-	})
-}
-
-// Notify is the reporter: it sends args and, unless it is a terminal or
-// absent, what stdin holds, to the socket at sock, as an agent's hook or
-// notify command runs it. It reads stdin for at most a few seconds: a hook
-// runner that leaves it open must not hang the agent.
-func Notify(sock string, args []string, stdin *os.File) error {
-	r := report{Args: args}
-	if stdin != nil {
-		if fi, err := stdin.Stat(); err == nil && fi.Mode()&(os.ModeCharDevice|os.ModeDevice) == 0 {
-			r.Stdin = readBounded(stdin, reportWait)
-		}
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	c, err := net.DialTimeout("unix", sock, reportWait)
-	if err != nil {
-		return fmt.Errorf("reporting to the bridge: %w", err)
-	}
-	defer c.Close()
-	_ = c.SetWriteDeadline(time.Now().Add(reportWait))
-	if _, err := c.Write(b); err != nil {
-		return fmt.Errorf("reporting to the bridge: %w", err)
-	}
-	return nil
-}
-
 // signalLine is the line of the [signal] header, for errors.
 func signalLine(data []byte) int {
 	for i, l := range strings.Split(string(data), "\n") {
@@ -307,6 +165,14 @@ func signalLine(data []byte) int {
 		}
 	}
 	return 0
+}
+
+// fallback is Fallback or its default.
+func (g *Signal) fallback() time.Duration {
+	if g.Fallback > 0 {
+		return time.Duration(g.Fallback)
+	}
+	return 5 * time.Second
 }
 
 // signalSpec opens the session's socket when the profile has a [signal]
@@ -332,102 +198,3 @@ func signalSpec(spec *proc.Spec, p *Profile, o *Options, log zerolog.Logger) (*s
 	spec.Env = append(append([]string(nil), spec.Env...), env...)
 	return g, nil
 }
-
-// fallback is Fallback or its default.
-func (g *Signal) fallback() time.Duration {
-	if g.Fallback > 0 {
-		return time.Duration(g.Fallback)
-	}
-	return 5 * time.Second
-}
-
-// idleFor is how long an idle screen must be quiet to end a turn that has
-// a [signal] section: the quiet window once the agent's done line shows
-// below the prompt's echo, else the fallback.
-func (t *turn) idleFor(v view) time.Duration {
-	if t.s.p.Signal.Done.set() && t.doneShown(v) {
-		return time.Duration(t.s.p.Quiet)
-	}
-	return t.s.p.Signal.fallback()
-}
-
-// doneShown reports whether the agent's done line shows below the prompt's
-// echo.
-func (t *turn) doneShown(v view) bool {
-	lines, _ := replyLines(strings.Split(v.text, "\n"), t.rawBase, t.prompt)
-	for _, l := range lines {
-		if t.s.p.Signal.Done.MatchString(l) {
-			return true
-		}
-	}
-	return false
-}
-
-// backFromInterrupt reports whether an interrupted agent is back at its
-// idle screen: the idle pattern, and the done line where the profile has
-// one (Codex shows its idle input box while it streams, so idle alone says
-// nothing).
-func (t *turn) backFromInterrupt(v view) bool {
-	if !t.s.p.Idle.MatchString(v.text) {
-		return false
-	}
-	g := t.s.p.Signal
-	return !g.set() || !g.Done.set() || t.doneShown(v)
-}
-
-// typedText is the prompt as the agent receives it from typing (see
-// session.typing).
-func typedText(prompt string, paste bool) string {
-	if paste {
-		return strings.ReplaceAll(prompt, "\x1b[201~", "")
-	}
-	return strings.Join(strings.Fields(prompt), " ")
-}
-
-// report acts on one of the agent's reports during the turn; true means it
-// ends the turn.
-func (t *turn) report(r report) bool {
-	switch t.s.p.Signal.classify(r, t.typed) {
-	case eventTurnComplete:
-		t.s.log.Debug().Msg("the agent reported the turn complete")
-		return true
-	case eventPermission:
-		t.busy, t.urgent = true, true
-	case eventSubmitted:
-		t.busy = true
-	default:
-		t.s.log.Debug().Msg("a report about another turn, or nothing the profile knows")
-	}
-	return false
-}
-
-// endOnReport ends the turn the agent reported complete. Its last frame
-// may still be on its way through the PTY (the report comes over another
-// channel), and a hook may run before the TUI takes input again (Claude
-// Code's Stop hook does: a prompt typed at once is queued), so the screen
-// is read once it has not changed for a moment and shows the idle
-// pattern, or after four quiet windows at most; then the reply's rest is
-// sent.
-func (t *turn) endOnReport(ctx context.Context) (acp.StopReason, error) {
-	s := t.s
-	limit := time.NewTimer(4 * time.Duration(s.p.Quiet))
-	defer limit.Stop()
-	for {
-		v := s.scr.view()
-		if s.opts.Now().Sub(v.last) >= reportSettle && s.p.Idle.MatchString(v.text) {
-			return acp.StopReasonEndTurn, t.emit(ctx, t.final(v))
-		}
-		select {
-		case <-limit.C:
-			return acp.StopReasonEndTurn, t.emit(ctx, t.final(s.scr.view()))
-		case <-ctx.Done():
-			return t.cancel()
-		case <-s.scr.changed:
-		case <-time.After(tick):
-		}
-	}
-}
-
-// reportSettle is how long the screen must be unchanged after a
-// turn-complete report before the reply is read from it.
-const reportSettle = 30 * time.Millisecond
