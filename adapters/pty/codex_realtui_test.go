@@ -75,7 +75,7 @@ func codexTUI(t *testing.T, c acp.Client) (acp.Session, *Adapter, *codexenv.Env)
 	}
 	// codexenv's TERM=dumb is for the app-server; a TUI needs a terminal.
 	vars := append(append([]string(nil), env.Vars...), "TERM=xterm-256color")
-	a, err := New(p, Options{Command: []string{bin, "-a", "on-request"}, Env: vars,
+	a, err := New(p, Options{Command: []string{bin}, Env: vars,
 		Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel), StopGrace: time.Second})
 	if err != nil {
 		t.Fatal(err)

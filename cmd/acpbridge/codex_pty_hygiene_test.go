@@ -40,7 +40,7 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(binPath, "pty", "--", bin, "-a", "on-request")
+			cmd := exec.Command(binPath, "pty", "--", bin)
 			cmd.Env = append(append(os.Environ(), env.Vars...), "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")
 			var stderr lockedBuffer
 			cmd.Stderr = &stderr
