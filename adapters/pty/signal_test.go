@@ -17,7 +17,7 @@ import (
 
 // signalProfile is the faketui profile with the fake TUI's notify command
 // wired to the session's socket, as the codex profile wires Codex's.
-func signalProfile(t *testing.T, extra string) *Profile {
+func signalProfile(t testing.TB, extra string) *Profile {
 	t.Helper()
 	b, err := builtin.ReadFile("profiles/faketui.toml")
 	if err != nil {
