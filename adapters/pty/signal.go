@@ -99,8 +99,8 @@ func (r report) text() string { return strings.Join(r.Args, "\n") + "\n" + r.Std
 
 // classify says what r reports for a turn whose prompt is prompt.
 func (g *Signal) classify(r report, prompt string) eventKind {
-	q, _ := json.Marshal(prompt)
-	expand := func(p string) string { return strings.ReplaceAll(p, "{prompt}", regexp.QuoteMeta(string(q))) }
+	q := jsonString(prompt)
+	expand := func(p string) string { return strings.ReplaceAll(p, "{prompt}", regexp.QuoteMeta(q)) }
 	text := r.text()
 	for _, e := range []struct {
 		pat  string
@@ -116,6 +116,16 @@ func (g *Signal) classify(r report, prompt string) eventKind {
 		}
 	}
 	return eventOther
+}
+
+// jsonString is s as a JSON string the way agents write it: without
+// json.Marshal's HTML escapes (Codex writes "<" and "&" as they are).
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // NotifyCommand is the name of the hidden subcommand that is the reporter.

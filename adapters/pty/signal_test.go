@@ -154,6 +154,10 @@ func TestSignalClassify(t *testing.T) {
 		// Codex's title turn quotes the prompt inside its own message.
 		{"a side turn quoting the prompt", codex("Make a title.\nUser prompt:\nsay hi"), "say hi", eventOther},
 		{"prompt with regexp characters", codex("a (b) [c]?"), "a (b) [c]?", eventTurnComplete},
+		// As Codex writes it: "<" and "&" unescaped.
+		{"prompt with HTML characters", report{Args: []string{`{"type":"agent-turn-complete","input-messages":["is a < b & c?"]}`}},
+			"is a < b & c?", eventTurnComplete},
+		{"prompt with a quote and a newline", codex("say \"hi\"\nnow"), "say \"hi\"\nnow", eventTurnComplete},
 		{"permission", report{Args: []string{`{"type":"approval-requested"}`}}, "x", eventPermission},
 		{"submitted from the event argument", report{Args: []string{"submitted"}}, "x", eventSubmitted},
 		{"unknown", report{Args: []string{"what"}}, "x", eventOther},
