@@ -31,6 +31,7 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 	for _, tt := range stopWays {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := modelserver.New(&modelserver.Scenario{Turns: []modelserver.Turn{
+				{Match: "say hi", Blocks: []modelserver.Block{modelserver.Text("Hello.")}},
 				{Match: "stream slowly", DeltaDelayMS: 20, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
 					Text: strings.Repeat("slow words ", 300), Deltas: 300}}},
 			}}, modelserver.Options{})
@@ -40,7 +41,7 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(binPath, "pty", "--", bin)
+			cmd := exec.Command(binPath, "--log-level", "debug", "--log-format", "json", "pty", "--", bin)
 			cmd.Env = append(append(os.Environ(), env.Vars...), "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")
 			var stderr lockedBuffer
 			cmd.Stderr = &stderr
@@ -94,6 +95,20 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			sid, _ := result["sessionId"].(string)
 			if sid == "" {
 				t.Fatalf("session/new = %v", res)
+			}
+			// A whole turn first. Codex's notify report reaches the bridge
+			// through this binary's own reporter (the turn may have ended
+			// on Codex's done line already: whichever comes first).
+			send(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"say hi"}]}}`)
+			res = until("the first turn's end", func(m map[string]any) bool { return m["id"] == float64(4) })
+			if r, _ := res["result"].(map[string]any); r["stopReason"] != "end_turn" {
+				t.Fatalf("first turn = %v, want end_turn", res)
+			}
+			for wait := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), `agent-turn-complete`); {
+				if time.Now().After(wait) {
+					t.Fatal("no notify report from Codex within 10 s of the turn's end")
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
 			send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"stream slowly"}]}}`)
 			until("reply text", func(m map[string]any) bool {
