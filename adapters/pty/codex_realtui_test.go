@@ -115,6 +115,12 @@ func TestRealCodexTUI(t *testing.T) {
 		if got, want := turn(t, "say hi", ""), "Hello from the scripted model."; got != want {
 			t.Errorf("reply = %q, want %q", got, want)
 		}
+		// The new folder's trust dialog came and was answered: Codex
+		// saves the decision.
+		cfg, err := os.ReadFile(filepath.Join(env.Home, "config.toml"))
+		if err != nil || !strings.Contains(string(cfg), `trust_level = "trusted"`) {
+			t.Errorf("config.toml has no trusted folder (%v):\n%s", err, cfg)
+		}
 	})
 	t.Run("command allowed", func(t *testing.T) {
 		got := turn(t, "run allowed", "Yes, proceed")
