@@ -38,6 +38,10 @@ type Options struct {
 	Now func() time.Time
 	// Record, if set, records the first session into a fixture file.
 	Record *Recorder
+	// Reporter is the argv prefix of the command a profile's [signal]
+	// section has the agent run to report (default: this executable and
+	// its hidden subcommand, NotifyCommand); the socket's path follows it.
+	Reporter []string
 
 	// start starts the agent; tests may replace it.
 	start func(ctx context.Context, s proc.Spec, cols, rows uint16) (proc.Process, error)

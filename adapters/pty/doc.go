@@ -26,6 +26,13 @@
 // same engine a live agent does (`acpbridge replay`, and the tests, which
 // replay every recording of fixtures/pty and fuzz their chunking).
 //
+// An agent that reports its own turn boundaries (Codex's notify program,
+// Claude Code's hooks) is wired by its profile's [signal] section to a unix
+// socket the session owns, in a private temporary directory removed at
+// Close; the reporter it runs is this program's hidden `pty-notify`
+// subcommand. Its turn-complete report ends the turn at once; the screen
+// stays the source of the reply text and the dialogs (signal.go).
+//
 // The package imports bridge/acp, adapters/internal/proc and fixtures,
 // never bridge.
 package pty

@@ -96,7 +96,7 @@ func playScreens(r recorded, split func(run []byte) []int) []look {
 		flush()
 		at()
 		base = r.p.content(scr.view().above())
-		prompt = typedText(st.data)
+		prompt = typedBytes(st.data)
 	}
 	flush()
 	at()
@@ -118,9 +118,9 @@ func cutOffsets(cuts []byte, n int) []int {
 	return out
 }
 
-// typedText is the text of a typed prompt (without paste brackets and
+// typedBytes is the text of a typed prompt (without paste brackets and
 // Enter), as the reply is read below its echo.
-func typedText(b []byte) string {
+func typedBytes(b []byte) string {
 	s := strings.TrimSuffix(string(b), "\r")
 	s = strings.TrimPrefix(s, "\x1b[200~")
 	return strings.TrimSuffix(s, "\x1b[201~")

@@ -132,7 +132,7 @@ func TestGeminiTUI(t *testing.T) {
 	if stop != acp.StopReasonEndTurn || !strings.Contains(got, "Running it.") {
 		t.Errorf("allowed turn = %s, %q", stop, got)
 	}
-	checkAsked(t, c, "echo yes > allowed.txt")
+	checkGeminiAsked(t, c, "echo yes > allowed.txt")
 	if _, err := os.Stat(filepath.Join(cwd, "allowed.txt")); err != nil {
 		t.Errorf("the allowed command did not run: %v", err)
 	}
@@ -141,7 +141,7 @@ func TestGeminiTUI(t *testing.T) {
 	if stop != acp.StopReasonEndTurn || !strings.Contains(got, "Writing it.") {
 		t.Errorf("rejected turn = %s, %q", stop, got)
 	}
-	checkAsked(t, c, "echo no > rejected.txt")
+	checkGeminiAsked(t, c, "echo no > rejected.txt")
 	if _, err := os.Stat(filepath.Join(cwd, "rejected.txt")); err == nil {
 		t.Errorf("the rejected command ran")
 	}
@@ -208,7 +208,7 @@ func processesWith(kv string) []int {
 
 // checkAsked checks that the last turn asked once, with the command as
 // the title and the dialog's three options.
-func checkAsked(t *testing.T, c *client, command string) {
+func checkGeminiAsked(t *testing.T, c *client, command string) {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -66,7 +66,7 @@ type Profile struct {
 	// bullet is chrome because of the line below it.
 	Chrome []Pattern `toml:"chrome"`
 	// Strip, if set, is cut from the start of each reply line: the marker
-	// and indent a TUI puts before its messages ("● ").
+	// and indent a TUI puts before its messages ("● ", "• ").
 	Strip Pattern `toml:"strip"`
 	// Transcript, if set, is where the agent writes the conversation; the
 	// reply is read from it instead of the screen (see Transcript).
@@ -76,6 +76,9 @@ type Profile struct {
 	// Startup are dialogs answered before the first prompt (trust this
 	// folder, use this API key).
 	Startup []Startup `toml:"startup"`
+	// Signal, if set, is how the agent reports its turn boundaries itself
+	// (see Signal).
+	Signal *Signal `toml:"signal"`
 }
 
 // Dialog is a permission dialog: recognised on the screen, asked of the
@@ -235,6 +238,9 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		p.Startup[i].line = at(startups, i)
 	}
 	if err := p.validate(); err != nil {
+		return nil, fmt.Errorf("%s:%w", file, err)
+	}
+	if err := p.Signal.validate(signalLine(data)); err != nil {
 		return nil, fmt.Errorf("%s:%w", file, err)
 	}
 	p.defaults()

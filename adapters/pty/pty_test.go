@@ -18,6 +18,15 @@ import (
 // The test binary is also the fake TUI: with ACPBRIDGE_FAKETUI set it runs
 // the TUI on its terminal instead of the tests.
 func TestMain(m *testing.M) {
+	// The reporter an agent's hook runs is this executable too (as it is
+	// acpbridge itself in production).
+	if len(os.Args) > 2 && os.Args[1] == NotifyCommand {
+		if err := Notify(os.Args[2], os.Args[3:], os.Stdin); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv("ACPBRIDGE_FAKETUI") != "" {
 		os.Exit(faketui.Main(os.Args[1:]))
 	}

@@ -26,6 +26,7 @@ type session struct {
 	proc    proc.Process
 	scr     *screen
 	exited  chan struct{} // closed when the PTY output has ended
+	sig     *signals      // nil without a [signal] section in the profile
 	wg      sync.WaitGroup
 	started bool // accessed only by Prompt (one at a time): start-up dialogs done
 	cwd     string
@@ -46,11 +47,19 @@ type session struct {
 func startSession(ctx context.Context, id acp.SessionID, req acp.NewSessionRequest, c acp.Client, p *Profile, o *Options) (*session, error) {
 	spec := proc.Spec{Name: o.Name, Path: o.Command[0], Args: o.Command[1:], Dir: req.Cwd, Env: o.Env,
 		Logger: o.Logger, Grace: o.StopGrace}
-	pr, err := o.start(context.WithoutCancel(ctx), spec, uint16(o.Cols), uint16(o.Rows))
+	log := o.Logger.With().Str("session", string(id)).Logger()
+	sig, err := signalSpec(&spec, p, o, log)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{id: id, c: c, p: p, opts: o, log: o.Logger.With().Str("session", string(id)).Logger(),
+	pr, err := o.start(context.WithoutCancel(ctx), spec, uint16(o.Cols), uint16(o.Rows))
+	if err != nil {
+		if sig != nil {
+			sig.close()
+		}
+		return nil, err
+	}
+	s := &session{id: id, c: c, p: p, opts: o, log: log, sig: sig,
 		proc: pr, scr: newScreen(o.Cols, o.Rows, o.Now), exited: make(chan struct{}), cwd: req.Cwd}
 	s.wg.Add(2)
 	go s.readPTY()
@@ -99,6 +108,9 @@ func (s *session) Close() error {
 		<-s.exited
 		s.scr.close()
 		s.wg.Wait()
+		if s.sig != nil {
+			s.sig.close()
+		}
 		var ee interface{ ExitCode() int }
 		if err != nil && !errors.As(err, &ee) {
 			s.closeErr = err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
@@ -47,7 +48,14 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	// What is above the cursor: the cursor's row is where the prompt is
 	// typed, so it changes.
 	base := s.p.content(v.above())
-	t := &turn{s: s, prompt: prompt, base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}
+	var reports <-chan report
+	if s.sig != nil {
+		// What came before this prompt is about turns that have ended.
+		s.sig.drain()
+		reports = s.sig.reports
+	}
+	t := &turn{s: s, prompt: prompt, typed: typedText(prompt, v.paste), reports: reports, rawBase: strings.Split(v.above(), "\n"),
+		base: base, submitted: v.seq, bells: v.bells, since: s.opts.Now()}
 	if tr := s.p.Transcript; tr != nil {
 		// Before typing: the agent writes the prompt to it at once.
 		t.tail = newTail(tr, tr.glob(s.home(), s.cwd, s.getenv), s.transcript, prompt)
@@ -117,6 +125,12 @@ type turn struct {
 	emitted   time.Time // when reply text was last looked for
 	tail      *tail     // the transcript, when the profile has one
 	parts     int       // texts sent from the transcript
+
+	// The agent's own reports (a profile's [signal] section).
+	typed   string        // the prompt as the agent received it
+	reports <-chan report // nil without a [signal] section
+	rawBase []string      // the screen above the cursor before the prompt, chrome and all
+	urgent  bool          // the agent reported a permission question
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
@@ -135,6 +149,10 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 			v := s.scr.view()
 			t.finish(ctx, v)
 			return "", s.exitError(v)
+		case r := <-t.reports:
+			if t.report(r) {
+				return t.endOnReport(ctx)
+			}
 		case <-s.scr.changed:
 		case <-time.After(tick):
 		}
@@ -148,7 +166,7 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 		if t.asked != 0 {
 			return "", false, nil // answered; waiting for it to go
 		}
-		if !s.quiet(v) {
+		if !s.quiet(v) && !(t.urgent && s.opts.Now().Sub(v.last) >= settle) {
 			return "", false, nil // let the dialog finish drawing
 		}
 		stop, err := t.ask(ctx, d, v)
@@ -184,7 +202,8 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 	started := t.busy || bell || (changed && !p.Busy.set()) ||
 		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
 	switch {
-	case idle && started && (bell || s.quiet(v)):
+	case idle && started && t.reports == nil && (bell || s.quiet(v)),
+		idle && started && t.reports != nil && s.opts.Now().Sub(v.last) >= t.idleFor(v):
 		return acp.StopReasonEndTurn, true, t.finish(ctx, v)
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
 		s.opts.Now().Sub(latest(v.last, t.since)) >= time.Duration(p.Unknown):
@@ -280,7 +299,7 @@ func (t *turn) cancel() (acp.StopReason, error) {
 	defer limit.Stop()
 	for {
 		v := s.scr.view()
-		if v.seq != before && s.p.Idle.MatchString(v.text) {
+		if v.seq != before && t.backFromInterrupt(v) {
 			return acp.StopReasonCancelled, nil
 		}
 		select {

@@ -79,6 +79,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			codexCommand(g, g.serveStdio),
 			replayCommand(g, g.serveStdio),
 			ptyCommand(g, g.serveStdio),
+			ptyNotifyCommand(),
 			serveCommand(g),
 			agentsCommand(stdout),
 		}, passthroughCommands(g, g.serveStdio)...),

@@ -1,0 +1,96 @@
+package pty
+
+import (
+	"strings"
+	"testing"
+)
+
+// Screens of the Codex TUI 0.169 (200 columns, trailing blanks trimmed,
+// the folder normalised), read by the codex profile without Codex.
+const (
+	codexLoading = `  >_ OpenAI Codex (v0.169.0)
+     ~/project
+
+› Ask Codex to do anything
+
+  ? for shortcuts`
+	codexTrust = `  Folder access
+  ~/project
+
+  Trust this folder? Codex can read, edit, and run files here, subject to your permission settings.
+
+› 1. Trust and continue
+  2. Back to Agent Command Center
+
+  enter continue · esc back`
+	codexIdle = `  >_ OpenAI Codex (v0.169.0)
+     ~/project
+
+› say hi
+
+• Hello from the scripted model.
+  Second line.
+
+  Worked for <1s • 10:00
+
+› Ask Codex to do anything
+
+  GPT-5.5 default · ~/project
+  ← for agents · ? for shortcuts                                           ⚠ 1 warning · f2 to view`
+	codexAsk = `› run allowed
+
+• Running touch allowed-file
+
+  Would you like to run the following command?
+
+  Environment: local
+
+  Reason: make a file
+
+  $ touch allowed-file
+
+› 1. Yes, proceed (y)
+  2. Yes, and don't ask again for commands that start with ` + "`touch allowed-file`" + ` (p)
+  3. No, and tell Codex what to do differently (esc)
+
+  Press enter to confirm or esc to cancel`
+)
+
+func TestCodexProfileScreens(t *testing.T) {
+	p, err := FindProfile("codex", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Before Codex has started its app-server the trust dialog may still
+	// come: the bare input box is not idle yet.
+	for name, want := range map[string]bool{"loading": false, "trust": false, "idle": true, "dialog": false} {
+		screen := map[string]string{"loading": codexLoading, "trust": codexTrust, "idle": codexIdle, "dialog": codexAsk}[name]
+		if got := p.Idle.MatchString(screen); got != want {
+			t.Errorf("idle(%s) = %v, want %v", name, got, want)
+		}
+	}
+	if !p.Startup[0].Match.MatchString(codexTrust) {
+		t.Error("the trust dialog is not recognised")
+	}
+	lines, _ := replyLines(p.content(codexIdle), nil, "say hi")
+	if got, want := strings.Join(lines, "\n"), "Hello from the scripted model.\nSecond line."; got != want {
+		t.Errorf("reply = %q, want %q", got, want)
+	}
+	d := p.dialog(codexAsk)
+	if d == nil {
+		t.Fatal("the command dialog is not recognised")
+	}
+	if got := d.title(codexAsk); got != "touch allowed-file" {
+		t.Errorf("title = %q", got)
+	}
+	opts, keys := d.options(codexAsk)
+	var got []string
+	for _, o := range opts {
+		got = append(got, string(o.Kind)+":"+o.Name+":"+string(keys[o.OptionID]))
+	}
+	want := []string{"allow_once:Yes, proceed:1", "allow_always:Yes, and don't ask again for commands that start with `touch allowed-file`:2",
+		"reject_once:No, and tell Codex what to do differently:3"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("options = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,277 @@
+//go:build linux
+
+package pty
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/fixtures/codexenv"
+	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+)
+
+// codexTUIConfig is what the Codex TUI needs on top of codexenv's offline
+// config to start at its input box: no screen-reader question, no
+// model-migration screen.
+const codexTUIConfig = `
+[tui]
+screen_reader_detection_done = true
+
+[notice.model_migrations]
+"gpt-5.5" = "gpt-6-sol"
+`
+
+func codexTUIScenario() *modelserver.Scenario {
+	shell := func(cmd string) modelserver.Block {
+		in, _ := json.Marshal(map[string]string{"command": cmd, "sandbox_permissions": "require_escalated", "justification": "make a file"})
+		return modelserver.Block{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell, Input: in}
+	}
+	return &modelserver.Scenario{
+		Turns: []modelserver.Turn{
+			{Match: "say hi", Blocks: []modelserver.Block{modelserver.Text("Hello from the scripted model.")}},
+			{Match: "run allowed", Blocks: []modelserver.Block{shell("touch allowed-file && echo allowed-done")}},
+			{Match: "allowed-done", Blocks: []modelserver.Block{modelserver.Text("The command ran.")}},
+			{Match: "run declined", Blocks: []modelserver.Block{shell("touch declined-file")}},
+			{Match: "stream slowly", DeltaDelayMS: 20, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
+				Text: strings.Repeat("slow words ", 300), Deltas: 300}}},
+			{Match: "back again", Blocks: []modelserver.Block{modelserver.Text("Back after the cancel.")}},
+		},
+		Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Done.")}},
+	}
+}
+
+// codexTUI starts the real Codex TUI offline on a PTY through the built-in
+// codex profile, in a new git folder (so Codex asks to trust it), and
+// returns the session and the environment.
+func codexTUI(t *testing.T, c acp.Client) (acp.Session, *Adapter, *codexenv.Env) {
+	t.Helper()
+	requireUnix(t)
+	bin := codexenv.Require(t)
+	srv := modelserver.New(codexTUIScenario(), modelserver.Options{})
+	url := srv.Start()
+	t.Cleanup(srv.Close)
+	env, err := codexenv.New(t.TempDir(), url, codexTUIConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", env.Dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	p, err := FindProfile("", bin)
+	if err != nil || p.Name != "codex" {
+		t.Fatalf("FindProfile(%q) = %v, %v; want the codex profile", bin, p, err)
+	}
+	// codexenv's TERM=dumb is for the app-server; a TUI needs a terminal.
+	vars := append(append([]string(nil), env.Vars...), "TERM=xterm-256color")
+	a, err := New(p, Options{Command: []string{bin}, Env: vars,
+		Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel), StopGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: env.Dir}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return s, a, env
+}
+
+// TestRealCodexTUI drives the pinned Codex TUI through its built-in
+// profile: the trust dialog of a new folder, a text turn, a command
+// allowed and one rejected, a cancel while streaming and the turn after
+// it, then Close, after which nothing Codex started runs, its app-server
+// daemon included.
+func TestRealCodexTUI(t *testing.T) {
+	c := newClient(nil)
+	s, _, env := codexTUI(t, c)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	turn := func(t *testing.T, text, answer string) string {
+		t.Helper()
+		c.reset()
+		c.answer = choose(answer)
+		start := time.Now()
+		stop, err := prompt(t, ctx, s, text)
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("Prompt(%q) = %q, %v; want end_turn", text, stop, err)
+		}
+		t.Logf("turn %q took %s", text, time.Since(start).Round(time.Millisecond))
+		return c.text()
+	}
+
+	t.Run("text", func(t *testing.T) {
+		if got, want := turn(t, "say hi", ""), "Hello from the scripted model."; got != want {
+			t.Errorf("reply = %q, want %q", got, want)
+		}
+		// The new folder's trust dialog came and was answered: Codex
+		// saves the decision.
+		cfg, err := os.ReadFile(filepath.Join(env.Home, "config.toml"))
+		if err != nil || !strings.Contains(string(cfg), `trust_level = "trusted"`) {
+			t.Errorf("config.toml has no trusted folder (%v):\n%s", err, cfg)
+		}
+	})
+	t.Run("command allowed", func(t *testing.T) {
+		got := turn(t, "run allowed", "Yes, proceed")
+		if !strings.HasSuffix(got, "The command ran.") {
+			t.Errorf("reply = %q, want it to end with the model's answer", got)
+		}
+		if _, err := os.Stat(filepath.Join(env.Dir, "allowed-file")); err != nil {
+			t.Errorf("the allowed command did not run: %v", err)
+		}
+		checkCodexAsked(t, c, "touch allowed-file && echo allowed-done")
+	})
+	t.Run("command rejected", func(t *testing.T) {
+		turn(t, "run declined", "No, and tell Codex what to do differently")
+		if _, err := os.Stat(filepath.Join(env.Dir, "declined-file")); !os.IsNotExist(err) {
+			t.Errorf("the rejected command ran (stat: %v)", err)
+		}
+		checkCodexAsked(t, c, "touch declined-file")
+	})
+	t.Run("cancel while streaming", func(t *testing.T) {
+		c = newClient(nil)
+		s.(*closer).session.c = c
+		tctx, tcancel := context.WithCancel(ctx)
+		done := make(chan acp.StopReason, 1)
+		go func() {
+			stop, err := prompt(t, tctx, s, "stream slowly")
+			if err != nil {
+				t.Errorf("Prompt: %v", err)
+			}
+			done <- stop
+		}()
+		select {
+		case <-c.first:
+		case <-time.After(30 * time.Second):
+			tcancel()
+			<-done
+			t.Fatalf("no reply text within 30 s; the screen shows:\n%s", s.(*closer).session.scr.view().text)
+		}
+		tcancel()
+		cancelled := time.Now()
+		if stop := <-done; stop != acp.StopReasonCancelled {
+			t.Fatalf("stop = %q, want cancelled", stop)
+		}
+		d := time.Since(cancelled)
+		if d > 2*time.Second {
+			t.Errorf("cancelled after %s; the issue promises 2 s", d)
+		}
+		t.Logf("cancelled after %s", d.Round(time.Millisecond))
+		if got, want := turn(t, "back again", ""), "Back after the cancel."; got != want {
+			t.Errorf("reply after the cancel = %q, want %q", got, want)
+		}
+	})
+
+	waitForDaemon(t, env.Home)
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if left := codexProcs(env.Home); len(left) > 0 {
+		t.Errorf("after Close these still run: %v", left)
+	}
+}
+
+func checkCodexAsked(t *testing.T, c *client, title string) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.asked) == 0 {
+		t.Fatal("no permission asked")
+	}
+	req := c.asked[len(c.asked)-1]
+	if got := *req.ToolCall.Title; got != title {
+		t.Errorf("permission title = %q, want %q", got, title)
+	}
+	var kinds []string
+	for _, o := range req.Options {
+		kinds = append(kinds, string(o.Kind))
+	}
+	if got, want := strings.Join(kinds, ","), "allow_once,allow_always,reject_once"; got != want {
+		t.Errorf("option kinds = %s, want %s", got, want)
+	}
+}
+
+// codexProcs lists the live processes (pid and command line) whose
+// environment has CODEX_HOME=home: the TUI, its app-server daemon, and
+// whatever they run.
+func codexProcs(home string) []string {
+	want := []byte("CODEX_HOME=" + home + "\x00")
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !running(pid) {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, e.Name()+" "+strings.ReplaceAll(strings.TrimRight(string(cmd), "\x00"), "\x00", " "))
+	}
+	return out
+}
+
+// running reports whether pid runs: a zombie does not.
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
+}
+
+// TestRealCodexTUICrashLeavesNoDaemon kills the Codex TUI from outside, as
+// a crash would: its app-server daemon, in a session of its own, outlives
+// such a TUI by itself; the session's end must take it too.
+func TestRealCodexTUICrashLeavesNoDaemon(t *testing.T) {
+	c := newClient(nil)
+	s, _, env := codexTUI(t, c)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if stop, err := prompt(t, ctx, s, "say hi"); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	inner := s.(*closer).session
+	waitForDaemon(t, env.Home)
+	if err := syscall.Kill(inner.proc.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-inner.exited:
+	case <-ctx.Done():
+		t.Fatal("the PTY stayed open after the TUI was killed")
+	}
+	if left := codexProcs(env.Home); len(left) > 0 {
+		t.Errorf("after the TUI died these still run: %v", left)
+	}
+	s.Close()
+}
+
+// waitForDaemon waits for Codex's app-server daemon beside the TUI. Codex
+// starts it in the background, and it may come after the first reply;
+// nothing says when, so /proc is looked at.
+func waitForDaemon(t *testing.T, home string) {
+	t.Helper()
+	procs := codexProcs(home)
+	for wait := time.Now().Add(20 * time.Second); len(procs) < 2 && time.Now().Before(wait); {
+		time.Sleep(50 * time.Millisecond)
+		procs = codexProcs(home)
+	}
+	if len(procs) < 2 {
+		t.Fatalf("Codex runs as %v: no app-server daemon beside the TUI, the test would prove nothing", procs)
+	}
+}

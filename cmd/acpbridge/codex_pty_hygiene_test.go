@@ -1,0 +1,168 @@
+//go:build linux
+
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/codexenv"
+	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+)
+
+// TestCodexTUIShutdownLeavesNoProcess runs `acpbridge pty -- codex` (the
+// built-in codex profile, the real Codex TUI offline) and stops the bridge
+// in the middle of a streaming turn, by stdin EOF, SIGTERM and SIGINT.
+// Codex's TUI starts an app-server daemon in a session of its own that
+// outlives the TUI when nothing else stops it; neither may survive the
+// bridge.
+func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
+	bin := codexenv.Require(t)
+	for _, tt := range stopWays {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := modelserver.New(&modelserver.Scenario{Turns: []modelserver.Turn{
+				{Match: "say hi", Blocks: []modelserver.Block{modelserver.Text("Hello.")}},
+				{Match: "stream slowly", DeltaDelayMS: 20, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
+					Text: strings.Repeat("slow words ", 300), Deltas: 300}}},
+			}}, modelserver.Options{})
+			url := srv.Start()
+			defer srv.Close()
+			env, err := codexenv.New(t.TempDir(), url, "\n[tui]\nscreen_reader_detection_done = true\n\n[notice.model_migrations]\n\"gpt-5.5\" = \"gpt-6-sol\"\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(binPath, "--log-level", "debug", "--log-format", "json", "pty", "--", bin)
+			cmd.Env = append(append(os.Environ(), env.Vars...), "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")
+			var stderr lockedBuffer
+			cmd.Stderr = &stderr
+			defer func() {
+				if t.Failed() {
+					t.Logf("bridge stderr:\n%s", stderr.String())
+				}
+			}()
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			frames := make(chan map[string]any, 1000)
+			go func() {
+				defer close(frames)
+				r := bufio.NewReader(stdout)
+				for {
+					line, err := r.ReadBytes('\n')
+					if err != nil {
+						return
+					}
+					var m map[string]any
+					json.Unmarshal(line, &m)
+					frames <- m
+				}
+			}()
+			send := func(s string) { io.WriteString(stdin, s+"\n") }
+			until := func(what string, ok func(map[string]any) bool) map[string]any {
+				deadline := time.After(30 * time.Second)
+				for {
+					select {
+					case m, open := <-frames:
+						if !open {
+							t.Fatalf("bridge output ended waiting for %s", what)
+						}
+						if ok(m) {
+							return m
+						}
+					case <-deadline:
+						t.Fatalf("no %s within 30 s", what)
+					}
+				}
+			}
+			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+			until("initialize result", func(m map[string]any) bool { return m["id"] == float64(1) })
+			send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + env.Dir + `","mcpServers":[]}}`)
+			res := until("session/new result", func(m map[string]any) bool { return m["id"] == float64(2) })
+			result, _ := res["result"].(map[string]any)
+			sid, _ := result["sessionId"].(string)
+			if sid == "" {
+				t.Fatalf("session/new = %v", res)
+			}
+			// A whole turn first. Codex's notify report reaches the bridge
+			// through this binary's own reporter (the turn may have ended
+			// on Codex's done line already: whichever comes first).
+			send(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"say hi"}]}}`)
+			res = until("the first turn's end", func(m map[string]any) bool { return m["id"] == float64(4) })
+			if r, _ := res["result"].(map[string]any); r["stopReason"] != "end_turn" {
+				t.Fatalf("first turn = %v, want end_turn", res)
+			}
+			for wait := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), `agent-turn-complete`); {
+				if time.Now().After(wait) {
+					t.Fatal("no notify report from Codex within 10 s of the turn's end")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"stream slowly"}]}}`)
+			until("reply text", func(m map[string]any) bool {
+				return m["method"] == "session/update" && strings.Contains(string(mustJSON(m)), "agent_message_chunk")
+			})
+			// Codex starts its daemon in the background: it may come
+			// after the first reply. Nothing says when; /proc is looked at.
+			before := codexProcesses(env.Home, cmd.Process.Pid)
+			for wait := time.Now().Add(20 * time.Second); len(before) < 2 && time.Now().Before(wait); {
+				time.Sleep(50 * time.Millisecond)
+				before = codexProcesses(env.Home, cmd.Process.Pid)
+			}
+			if len(before) < 2 {
+				t.Fatalf("Codex runs as %v: no app-server daemon beside the TUI, the test would prove nothing", before)
+			}
+
+			start := time.Now()
+			tt.stop(t, cmd, stdin)
+			exitsWithin(t, cmd, 5*time.Second)
+			t.Logf("bridge exited %v after the stop", time.Since(start).Round(time.Millisecond))
+			if left := codexProcesses(env.Home, 0); len(left) > 0 {
+				t.Errorf("these survived the bridge: %v", left)
+				for _, p := range left {
+					pid, _ := strconv.Atoi(strings.Fields(p)[0])
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// codexProcesses lists the live processes (pid and command line) whose
+// environment has CODEX_HOME=home, but not, the bridge's: the TUI, its
+// app-server daemon and whatever they run.
+func codexProcesses(home string, bridge int) []string {
+	want := []byte("CODEX_HOME=" + home + "\x00")
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == bridge || !alive(pid) {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, e.Name()+" "+strings.ReplaceAll(strings.TrimRight(string(cmd), "\x00"), "\x00", " "))
+	}
+	return out
+}
