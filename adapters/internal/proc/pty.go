@@ -42,7 +42,7 @@ func StartPTY(ctx context.Context, s Spec, cols, rows uint16) (Process, error) {
 		rows = DefaultRows
 	}
 	cmd := exec.CommandContext(ctx, s.Path, s.Args...)
-	cmd.Env = append(os.Environ(), s.Env...)
+	cmd.Env = append(interactiveEnv(os.Environ()), s.Env...)
 	if !hasEnv(cmd.Env, "TERM") {
 		cmd.Env = append(cmd.Env, "TERM=xterm-256color")
 	}
@@ -77,6 +77,24 @@ func StartPTY(ctx context.Context, s Spec, cols, rows uint16) (Process, error) {
 	p.ask = func() { in.control(ctrlC) }
 	p.start(nil, nil)
 	return p, nil
+}
+
+// interactiveEnv is the environment a terminal agent inherits: the
+// bridge's, less the markers of a CI run (CI, CONTINUOUS_INTEGRATION,
+// CI_*). An agent on a pty is driven as a person drives it, and TUIs that
+// see such a marker stop being interactive: Gemini CLI reads no prompt
+// and exits, Ink-based TUIs draw only their last frame. Spec.Env may set
+// them again.
+func interactiveEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		key, _, _ := strings.Cut(kv, "=")
+		if key == "CI" || key == "CONTINUOUS_INTEGRATION" || strings.HasPrefix(key, "CI_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 func hasEnv(env []string, key string) bool {

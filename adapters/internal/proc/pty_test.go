@@ -75,6 +75,28 @@ func TestPTYOutputEndsWithEOF(t *testing.T) {
 	}
 }
 
+// TestPTYAgentIsNotInCI: a bridge run under CI (CI=true, as the project's
+// own CI runs it) must not make the terminal agent non-interactive.
+func TestPTYAgentIsNotInCI(t *testing.T) {
+	requirePTY(t)
+	t.Setenv("CI", "true")
+	t.Setenv("CONTINUOUS_INTEGRATION", "1")
+	t.Setenv("CI_JOB_ID", "7")
+	t.Setenv("ACPBRIDGE_KEPT", "yes")
+	s := shSpec(t, `echo "ci=${CI-unset} ci2=${CONTINUOUS_INTEGRATION-unset} job=${CI_JOB_ID-unset} kept=$ACPBRIDGE_KEPT mine=$MINE"`)
+	s.Env = append(s.Env, "MINE=set")
+	out, _ := io.ReadAll(startPTY(t, s).Stdout())
+	if want := "ci=unset ci2=unset job=unset kept=yes mine=set"; !strings.Contains(string(out), want) {
+		t.Errorf("output %q lacks %q", out, want)
+	}
+	s = shSpec(t, `echo "ci=${CI-unset}"`)
+	s.Env = append(s.Env, "CI=1")
+	out, _ = io.ReadAll(startPTY(t, s).Stdout())
+	if !strings.Contains(string(out), "ci=1") {
+		t.Errorf("output %q: Spec.Env's CI was not passed on", out)
+	}
+}
+
 func TestPTYStdinAndCloseSendsEOF(t *testing.T) {
 	requirePTY(t)
 	p := startPTY(t, shSpec(t, `read x; echo "got-$x"; cat; echo cat-done`))
