@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures/agentenv"
 )
 
@@ -30,12 +31,14 @@ import (
 func nativeTypeScript(t *testing.T, w *nativeWorld) {
 	node, dir := requireInterop(t)
 	w.freshModel(t)
-	s := startServe(t, w.bridgeEnv(), w.bridgeArgs()...)
+	trace := filepath.Join(w.root, "serve-trace.jsonl")
+	s := startServe(t, append(w.bridgeEnv(), "ACPBRIDGE_TRACE="+trace), w.bridgeArgs()...)
 	got := runNativeScript(t, node, filepath.Join(dir, "native.mjs"), s.url+"/acp", w.env.Dir,
 		agentenv.HelloPrompt, agentenv.AllowPrompt, agentenv.SlowPrompt)
 	w.track(s.cmd.Process.Pid)
 	s.stop(t)
 	w.checkNoSurvivors(t)
+	checkTrace(t, w.schema.NewChecker(), trace)
 	// agentInfo is the CLI's own, passed through.
 	if got.Agent == "" || got.SessionID == "" || len(got.Turns) != 3 {
 		t.Fatalf("agent %q, session %q, %d turns; want the agent's name, a session and 3 turns", got.Agent, got.SessionID, len(got.Turns))
@@ -110,4 +113,34 @@ func runNativeScript(t *testing.T, node, script string, args ...string) nativeSu
 		t.Fatalf("native.mjs printed %.2000q: %v", out, err)
 	}
 	return got
+}
+
+// checkTrace validates every frame the bridge wrote to the editor, as its
+// --trace recorded them, against the ACP schema.
+func checkTrace(t *testing.T, check *acptest.Checker, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var f struct {
+			Dir string          `json:"dir"`
+			Msg json.RawMessage `json:"msg"`
+		}
+		if err := json.Unmarshal(line, &f); err != nil {
+			t.Fatalf("trace line %.200q: %v", line, err)
+		}
+		switch f.Dir {
+		case "editor->bridge":
+			check.ClientFrame(f.Msg)
+		case "bridge->editor":
+			if err := check.AgentFrame(f.Msg); err != nil {
+				t.Errorf("bridge to editor over HTTP: %v", err)
+			}
+		}
+	}
+	if check.Checked() == 0 {
+		t.Error("the trace holds no frame the bridge wrote to the editor")
+	}
 }

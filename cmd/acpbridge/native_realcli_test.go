@@ -157,6 +157,9 @@ func nativeRealCLI(t *testing.T, name string) {
 		p.wait(t, 10*time.Second)
 	})
 
+	// One bridge at a time, so that the world's survivor check sees only
+	// what the bridge checked started: stop b unless its step above did.
+	b.stop(t, 10*time.Second)
 	b2 := w.startNative(t)
 	loaded := t.Run("load in a new bridge", func(t *testing.T) {
 		caps := b2.init.AgentCapabilities
@@ -205,6 +208,7 @@ func nativeRealCLI(t *testing.T, name string) {
 		b2.awaitExit(t, 10*time.Second)
 	})
 
+	b2.stop(t, 10*time.Second) // a no-op unless -run skipped the step above
 	t.Run("TypeScript SDK over serve", func(t *testing.T) { nativeTypeScript(t, w) })
 }
 
