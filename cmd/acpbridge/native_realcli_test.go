@@ -180,6 +180,7 @@ func nativeRealCLI(t *testing.T, name string) {
 		default:
 			t.Fatalf("%s advertises neither session/load nor session/resume", name)
 		}
+		t.Logf("%s: loadSession %v, resume %v", name, caps.LoadSession, caps.SessionCapabilities.Resume != nil)
 		if err != nil {
 			t.Fatalf("re-opening session %s in a new bridge: %v", sid, err)
 		}
