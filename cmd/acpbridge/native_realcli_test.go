@@ -4,6 +4,7 @@ package main_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,6 +119,9 @@ func nativeRealCLI(t *testing.T, name string) {
 			t.Fatal(err)
 		}
 		r := p.wait(t, 30*time.Second)
+		if alive(pid) {
+			t.Errorf("the killed agent %d is still running", pid)
+		}
 		re, ok := e2eRPCError(r.err)
 		if !ok {
 			t.Fatalf("prompt whose agent was killed answered %q, %v; want an error", r.stop, r.err)
@@ -128,6 +132,16 @@ func nativeRealCLI(t *testing.T, name string) {
 		}
 		mains := len(w.srv.MainRequests())
 		r = b.prompt(t, sid, "After the restart: SAY-AGAIN", allow)
+		if want, damaged := loadDamages[name]; damaged {
+			// What the bridge says when the agent cannot take the session
+			// back: that re-attaching failed, and the agent's reason.
+			re, ok := e2eRPCError(r.err)
+			if !ok || !strings.Contains(re.Error(), "re-attaching session") || !strings.Contains(fmt.Sprint(re.Message, re.Data), want) {
+				t.Fatalf("prompt after the restart answered %q, %v; want the re-attach error carrying %q (if %s now re-attaches, unpin it in loadDamages)", r.stop, r.err, want, name)
+			}
+			t.Logf("%s: known load damage, the prompt after the restart: %v", name, re)
+			return // the session is gone; the steps below use a new one
+		}
 		wantEndTurn(t, r)
 		if got := strings.Join(chunks(r.frames, "agent_message_chunk"), ""); !strings.Contains(got, agentenv.ExhaustedText) {
 			t.Errorf("agent text after the restart %q, want %q", got, agentenv.ExhaustedText)
@@ -138,15 +152,12 @@ func nativeRealCLI(t *testing.T, name string) {
 			t.Errorf("the restart replayed the history to the editor again (%d times)", n)
 		}
 		wantHistory(t, w, mains)
-		if alive(pid) {
-			t.Errorf("the killed agent %d is still running", pid)
-		}
 	})
 
 	t.Run("stdin EOF mid-turn", func(t *testing.T) {
 		defer b.stop(t, 10*time.Second) // also when the turn fails to start
 		esid := sid
-		if !reattached {
+		if !reattached || loadDamages[name] != "" {
 			esid = b.newSession(t)
 		}
 		p := b.promptAsync(t, esid, agentenv.EOFPrompt, allow)
@@ -171,6 +182,10 @@ func nativeRealCLI(t *testing.T, name string) {
 		case caps.LoadSession:
 			_, err = b2.conn.LoadSession(b2.ctx(t, 60*time.Second), sdk.LoadSessionRequest{SessionId: sid, Cwd: w.env.Dir, McpServers: []sdk.McpServer{}})
 			replay := b2.tap.since(mark)
+			if want, damaged := loadDamages[name]; damaged {
+				loadDamaged(t, name, want, err, replay)
+				return
+			}
 			if user := strings.Join(chunks(replay, "user_message_chunk"), ""); err == nil && !strings.Contains(user, agentenv.HelloPrompt) {
 				t.Errorf("session/load replayed user text %q, want the first prompt %q", user, agentenv.HelloPrompt)
 			}
@@ -192,7 +207,7 @@ func nativeRealCLI(t *testing.T, name string) {
 
 	t.Run("SIGTERM mid-turn", func(t *testing.T) {
 		sid2 := sid
-		if !loaded {
+		if !loaded || loadDamages[name] != "" {
 			sid2 = b2.newSession(t)
 		}
 		p := b2.promptAsync(t, sid2, agentenv.TermPrompt, allow)
@@ -211,6 +226,30 @@ func nativeRealCLI(t *testing.T, name string) {
 
 	b2.stop(t, 10*time.Second) // a no-op unless -run skipped the step above
 	t.Run("TypeScript SDK over serve", func(t *testing.T) { nativeTypeScript(t, w) })
+}
+
+// loadDamages lists the CLIs whose session/load in a new process loses
+// the stored turns (fixtures/agentenv/QUIRKS.md), with the error they give
+// when they notice. Nobody re-attaches their sessions, the bridge
+// included: what is asserted is that the editor is told so. Pinned, so
+// that a CLI release (or a bridge work-around) that fixes it is noticed.
+var loadDamages = map[string]string{
+	"gemini": "No previous sessions found for this project.",
+}
+
+// loadDamaged checks what a session/load of a CLI in loadDamages brought:
+// the agent's error, or (as QUIRKS.md has also seen) a success that
+// replays none of the stored turns; never the history.
+func loadDamaged(t *testing.T, name, want string, err error, replay []wireFrame) {
+	t.Helper()
+	text := strings.Join(chunks(replay, "agent_message_chunk"), "")
+	switch {
+	case err != nil && !strings.Contains(err.Error(), want):
+		t.Fatalf("session/load: %v; the known failure is %q", err, want)
+	case err == nil && strings.Contains(text, agentenv.HelloText):
+		t.Fatalf("session/load replayed the stored turns: the damage is gone, unpin %s in loadDamages", name)
+	}
+	t.Logf("%s: known load damage, session/load in a new bridge: %v", name, err)
 }
 
 func wantEndTurn(t *testing.T, r turn) {
