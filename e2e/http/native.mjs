@@ -1,0 +1,94 @@
+// Native-agent check: the official ACP TypeScript SDK's Streamable HTTP
+// client runs the core of an editor session against `acpbridge serve NAME`
+// for a native-ACP CLI (gemini, qwen, opencode, copilot): a text turn, a
+// turn whose shell command it allows, and a slow turn it cancels as soon as
+// text streams. It prints, per turn, the stop reason (or error) and every
+// session/update and session/request_permission it got, in arrival order,
+// so the Go test can make the same assertions it makes on stdio.
+//
+// Usage: node native.mjs URL CWD HELLO_PROMPT ALLOW_PROMPT SLOW_PROMPT
+// Prints one JSON summary line on stdout; exits non-zero on any failure.
+import { client, methods } from "@agentclientprotocol/sdk";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+
+const [url, cwd, hello, allow, slow] = process.argv.slice(2);
+if (!url || !cwd || !hello || !allow || !slow) {
+  console.error("usage: node native.mjs URL CWD HELLO_PROMPT ALLOW_PROMPT SLOW_PROMPT");
+  process.exit(2);
+}
+
+const summary = { agent: null, sessionId: null, turns: [] };
+let current = null; // the turn under way: { prompt, frames, stopReason, error, cancelMs }
+let onText = null; // called at the current turn's first agent text
+
+const app = client({ name: "acpbridge-native" })
+  .onNotification(methods.client.session.update, ({ params }) => {
+    current?.frames.push({ method: "session/update", params });
+    const u = params.update;
+    if (u.sessionUpdate === "agent_message_chunk" && u.content?.type === "text" && u.content.text && onText) {
+      const f = onText;
+      onText = null;
+      f();
+    }
+  })
+  .onRequest(methods.client.session.requestPermission, ({ params }) => {
+    current?.frames.push({ method: "session/request_permission", params });
+    const option = params.options.find((o) => o.kind === "allow_once");
+    if (!option) {
+      return { outcome: { outcome: "cancelled" } };
+    }
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  });
+
+const timer = setTimeout(() => {
+  console.error("native: timed out after 120s", JSON.stringify(summary));
+  process.exit(1);
+}, 120_000);
+
+// run sends one prompt; cancel, when set, sends session/cancel at the
+// turn's first agent text.
+async function run(agent, sessionId, prompt, cancel) {
+  current = { prompt, frames: [], stopReason: null, error: null, cancelMs: null };
+  summary.turns.push(current);
+  if (cancel) {
+    onText = () => {
+      current.cancelStart = Date.now();
+      agent.notify(methods.agent.session.cancel, { sessionId });
+    };
+  }
+  try {
+    const result = await agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: prompt }],
+    });
+    current.stopReason = result.stopReason;
+  } catch (err) {
+    current.error = String(err?.message ?? err);
+  }
+  if (current.cancelStart) {
+    current.cancelMs = Date.now() - current.cancelStart;
+    delete current.cancelStart;
+  }
+  onText = null;
+}
+
+try {
+  await app.connectWith(createHttpStream(url), async (agent) => {
+    const init = await agent.request(methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: "acpbridge-native", version: "1" },
+    });
+    summary.agent = init.agentInfo?.name ?? null;
+    const session = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    summary.sessionId = session.sessionId;
+    await run(agent, session.sessionId, hello, false);
+    await run(agent, session.sessionId, allow, false);
+    await run(agent, session.sessionId, slow, true);
+  });
+} catch (err) {
+  console.error("native: failed:", err?.stack ?? err, JSON.stringify(summary));
+  process.exit(1);
+}
+clearTimeout(timer);
+console.log(JSON.stringify(summary));
