@@ -169,11 +169,15 @@ func TestModelsAtOpen(t *testing.T) {
 		}
 		return nil
 	}}
-	a2 := newAdapter(&modelsCLI{models: changed})
+	// Gated, so that the CLI cannot answer before the session's state is
+	// read: on a loaded machine it did.
+	gated2 := &modelsCLI{models: changed, gate: make(chan struct{}), stop: t.Context().Done()}
+	a2 := newAdapter(gated2)
 	s3 := openWithin(t, a2, client, 10*time.Second)
 	if got := modelValues(s3.State().ConfigOptions); !slices.Equal(got, want) {
 		t.Errorf("session lists models %q, want the remembered %q until the CLI answers", got, want)
 	}
+	close(gated2.gate)
 	select {
 	case <-sawUpdate:
 	case <-time.After(10 * time.Second):
