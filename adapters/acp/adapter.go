@@ -101,11 +101,19 @@ func (a *Adapter) Info() acp.AgentInfo {
 // rc's connection, when the client says (the bridge's does), so that over
 // HTTP a client's login never reaches the sessions of another.
 func (a *Adapter) dial(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient) (*agentConn, json.RawMessage, error) {
-	auth := a.authParams()
-	if ac, ok := rc.(authenticated); ok {
-		auth = ac.AuthenticateParams()
+	return a.dialLocked(ctx, dir, initParams, rc, a.authFor(rc))
+}
+
+// authFor is the authenticate params for an agent serving rc: its
+// connection's own, when the client (under the quirk fixes) knows them.
+func (a *Adapter) authFor(rc acp.RawClient) json.RawMessage {
+	if q, ok := rc.(*quirkClient); ok {
+		rc = q.RawClient
 	}
-	return a.dialLocked(ctx, dir, initParams, rc, auth)
+	if ac, ok := rc.(authenticated); ok {
+		return ac.AuthenticateParams()
+	}
+	return a.authParams()
 }
 
 // authenticated is the bridge's session client, which knows its
