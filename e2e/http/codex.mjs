@@ -69,13 +69,13 @@ try {
     await prompt("run allowed");
     answer = "reject_once";
     await prompt("run declined");
-    let cancelled = false;
+    // The cancel's POST is awaited before the connection closes: its 202
+    // may come after the prompt's answer.
+    let cancelSent = null;
     await prompt("stream slowly", () => {
-      if (!cancelled) {
-        cancelled = true;
-        agent.notify(methods.agent.session.cancel, { sessionId });
-      }
+      cancelSent ??= Promise.resolve(agent.notify(methods.agent.session.cancel, { sessionId }));
     });
+    await cancelSent;
   });
 } catch (err) {
   console.error("codex: failed:", err?.stack ?? err, JSON.stringify(summary));

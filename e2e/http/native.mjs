@@ -50,10 +50,16 @@ const timer = setTimeout(() => {
 async function run(agent, sessionId, prompt, cancel) {
   current = { prompt, frames: [], stopReason: null, error: null, cancelMs: null };
   summary.turns.push(current);
+  // The cancel's own POST may still be under way when the prompt's answer
+  // arrives on the stream; it is awaited below, so that closing the
+  // connection does not abort it.
+  let cancelSent = null;
   if (cancel) {
     onText = () => {
       current.cancelStart = Date.now();
-      agent.notify(methods.agent.session.cancel, { sessionId });
+      cancelSent = Promise.resolve(agent.notify(methods.agent.session.cancel, { sessionId })).catch((err) => {
+        current.cancelError = String(err?.message ?? err);
+      });
     };
   }
   try {
@@ -65,6 +71,7 @@ async function run(agent, sessionId, prompt, cancel) {
   } catch (err) {
     current.error = String(err?.message ?? err);
   }
+  await cancelSent;
   if (current.cancelStart) {
     current.cancelMs = Date.now() - current.cancelStart;
     delete current.cancelStart;
