@@ -23,7 +23,7 @@ func replayCommand(g *globals, serve serveFunc) *cli.Command {
 	var pace time.Duration
 	return &cli.Command{
 		Name:      "replay",
-		Usage:     "serve a recorded session (Claude Code, a native-ACP CLI or Codex) as if the wrapped CLI were running (no CLI or credentials needed)",
+		Usage:     "serve a recorded session (Claude Code, a native-ACP CLI, Codex or a terminal agent) as if the wrapped agent were running (no CLI or credentials needed)",
 		ArgsUsage: "FIXTURE",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "pace", EnvVars: []string{"ACPBRIDGE_REPLAY_PACE"},
