@@ -119,11 +119,10 @@ lint:
 	$(GO) vet ./...
 	@! git grep -n 'github.com/rs/zerolog/log"' -- '*.go' || { echo 'use a zerolog.Logger from Options, not the global logger'; exit 1; }
 
-# Rewrite the `want` sections of the transcript goldens (Claude Code's in
-# bridge and adapters/claude, the JSON-RPC recordings' in adapters/replay) and
-# the type goldens. Only packages that define -update: others reject the flag.
+# Rewrite the `want` sections of the transcript goldens (every recording but
+# the terminal ones, in adapters/replay) and the type goldens. Only packages that define -update: others reject the flag.
 golden:
-	$(GO) test ./bridge ./bridge/acp ./adapters/claude ./adapters/replay -run 'Golden' -update
+	$(GO) test ./bridge/acp ./adapters/claude ./adapters/replay -run 'Golden' -update
 
 fuzz:
 	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s

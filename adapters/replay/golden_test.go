@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/codex"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 	"github.com/acpbridge/acpbridge/bridge"
@@ -25,19 +26,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the want sections of the JSON-RPC recordings")
 
-// rpcDirs hold the JSON-RPC recordings (adapter: acp or codex); Claude
-// Code's are bridge's TestGolden.
-var rpcDirs = []string{"gemini", "qwen", "opencode", "copilot", "codex"}
+// goldenDirs hold the recordings the golden transcripts play: Claude
+// Code's (adapter: claude) and the JSON-RPC ones (adapter: acp or codex).
+// Terminal recordings (fixtures/pty) are played by adapters/pty's tests.
+var goldenDirs = []string{"claude", "gemini", "qwen", "opencode", "copilot", "codex"}
 
-// TestGolden replays every JSON-RPC recording with an editor section
-// through the adapter it names and the whole bridge, the recorded agent
-// played in-process by the replay's player, and compares the ACP frames the
-// bridge writes with the want section (each also checked against the
-// schema). `make golden` (-update) rewrites the want sections.
+// TestGolden is the transcript suite: every recording with an editor
+// section is replayed through the adapter it names and the whole bridge —
+// the recorded agent played in-process, the editor's ACP messages in — and
+// the ACP frames the bridge writes must equal the recording's want section
+// (each also checked against the official schema). `make golden` (-update)
+// rewrites the want sections.
 func TestGolden(t *testing.T) {
 	v := acptest.Load(t)
 	ran := 0
-	for _, dir := range rpcDirs {
+	for _, dir := range goldenDirs {
 		paths, err := filepath.Glob(filepath.Join("..", "..", "fixtures", dir, "*.txtar"))
 		if err != nil {
 			t.Fatal(err)
@@ -74,6 +77,22 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// goldenAdapter builds the adapter fx names around the replay's player, as
+// cmd/acpbridge does, with the recorded session id for every session.
+func goldenAdapter(t *testing.T, fx *fixtures.Fixture) bridge.Adapter {
+	if fx.Meta["adapter"] != "claude" {
+		return rpcAdapter(t, fx.Path)
+	}
+	sid := fx.Meta["session"]
+	a, err := replay.New(fx, replay.Options{Wrap: func(l replay.Launch) replay.Agent {
+		return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true, NewSessionID: func() string { return sid }})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // rpcAdapter builds the adapter a JSON-RPC recording names around the
 // replay's launcher, as cmd/acpbridge does; every agent process uses the
 // recorded session id, which the editor section names.
@@ -100,7 +119,7 @@ func rpcAdapter(t *testing.T, path string) bridge.Adapter {
 // idle, so the order of frames is deterministic.
 func transcript(t *testing.T, v *acptest.Validator, fx *fixtures.Fixture) [][]byte {
 	check := v.NewChecker()
-	a := rpcAdapter(t, fx.Path)
+	a := goldenAdapter(t, fx)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	srv := bridge.New(a, bridge.Options{Version: "test", Logger: zerolog.New(zerolog.NewTestWriter(t))})
