@@ -54,6 +54,12 @@ type Profile struct {
 	// Start is how long the agent may take to show its first idle screen
 	// (default 30s).
 	Start Duration `toml:"start"`
+	// StartQuiet is how long the first idle screen must stay unchanged
+	// before the first prompt is typed (default: Quiet), for a TUI that
+	// draws its idle screen before a start-up dialog: Gemini CLI draws its
+	// input box, then asks whether to trust the folder, and a prompt typed
+	// in between dismisses the dialog (its paste's Esc) and the CLI exits.
+	StartQuiet Duration `toml:"start_quiet"`
 	// InputAtCursor says the cursor's row is the agent's own prompt (or the
 	// line it is still writing), never finished reply text: true for
 	// line-prompt REPLs, whose prompt is not chrome a pattern could name
@@ -387,6 +393,9 @@ func (p *Profile) defaults() {
 	}
 	if p.Start == 0 {
 		p.Start = Duration(30 * time.Second)
+	}
+	if p.StartQuiet < p.Quiet {
+		p.StartQuiet = p.Quiet
 	}
 	for i := range p.Dialogs {
 		if len(p.Dialogs[i].Answer) == 0 {

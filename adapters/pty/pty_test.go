@@ -509,3 +509,25 @@ func TestCancelDeafAgent(t *testing.T) {
 		t.Errorf("cancelled after %s; the issue promises 2 s", d)
 	}
 }
+
+// A TUI that draws its idle screen before its start-up dialog (Gemini CLI
+// asks to trust a new folder that way) gets the dialog answered, not the
+// prompt typed into it, when the profile's start_quiet outlasts the gap.
+func TestStartupDialogAfterIdleScreen(t *testing.T) {
+	t.Parallel()
+	p, err := FindProfile("faketui", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := *p
+	q.StartQuiet = Duration(2 * time.Second)
+	c := newClient(nil)
+	s := fakeSession(t, &q, c, "-late-trust", "300ms")
+	stop, err := prompt(t, deadline(t), s, "hello")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got := c.text(); !strings.Contains(got, "You said: hello") {
+		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
+	}
+}
