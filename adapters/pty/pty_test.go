@@ -95,7 +95,7 @@ func choose(label string) func(acp.RequestPermissionRequest) acp.RequestPermissi
 	}
 }
 
-func requireUnix(t *testing.T) {
+func requireUnix(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat("/dev/ptmx"); err != nil {
 		t.Skip("no pseudo-terminals on this OS")
