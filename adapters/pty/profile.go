@@ -118,12 +118,17 @@ type Option struct {
 	Label string `toml:"label"`
 	Kind  string `toml:"kind"`
 	Keys  Keys   `toml:"keys"`
+	// GoesOn, on a start-up dialog's option of a reject kind, says the
+	// agent goes on after it (Gemini CLI runs in a folder it was told not
+	// to trust, without the folder's settings); without it such an answer
+	// ends the session.
+	GoesOn bool `toml:"goes_on"`
 }
 
 // Startup is a dialog shown before the first prompt. With Keys the
 // profile answers it itself; with Options it is asked of the editor, and an
 // option of a reject kind ends the session with an error (the user said
-// no: to trusting a folder, say).
+// no: to trusting a folder, say), unless the option goes on.
 type Startup struct {
 	Name  string  `toml:"name"`
 	Match Pattern `toml:"match"`

@@ -531,3 +531,37 @@ func TestStartupDialogAfterIdleScreen(t *testing.T) {
 		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
 	}
 }
+
+// A start-up dialog asked of the editor: a no ends the session, unless the
+// agent goes on after that no (Gemini CLI runs in a folder it was told not
+// to trust); then the prompt is served.
+func TestStartupRejectGoesOn(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		goesOn bool
+	}{{"ends the session", false}, {"goes on", true}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := FindProfile("faketui", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := *p
+			q.Startup = []Startup{{Name: "trust", Match: p.Startup[0].Match, Options: []Option{
+				{Label: "Yes, proceed", Kind: "allow_once", Keys: Keys{"1"}},
+				{Label: "No, but go on untrusted", Kind: "reject_once", Keys: Keys{"3"}, GoesOn: tt.goesOn},
+			}}}
+			c := newClient(choose("No, but go on untrusted"))
+			s := fakeSession(t, &q, c, "-trust")
+			stop, err := prompt(t, deadline(t), s, "hello")
+			switch {
+			case tt.goesOn && (err != nil || stop != acp.StopReasonEndTurn || !strings.Contains(c.text(), "You said: hello")):
+				t.Errorf("Prompt = %q, %v, reply %q; want end_turn and the reply", stop, err, c.text())
+			case !tt.goesOn && (err == nil || !strings.Contains(err.Error(), `answered "No, but go on untrusted"`)):
+				t.Errorf("Prompt = %q, %v; want the session failed by the editor's no", stop, err)
+			}
+		})
+	}
+}
