@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,6 +55,7 @@ func claudeStory() *modelserver.Scenario {
 		{Blocks: []modelserver.Block{modelserver.Text(afterText)}},
 		{Blocks: []modelserver.Block{modelserver.Text(lossyText)}},
 		{Blocks: []modelserver.Block{modelserver.Text("Nothing else.")}},
+		{Blocks: []modelserver.Block{modelserver.Text("Nothing more.")}},
 		{Blocks: []modelserver.Block{modelserver.ToolUse("toolu_sleep", "Bash", map[string]string{"command": "echo started && sleep 60 && echo finished", "description": "Wait a minute"})}},
 	}}
 }
@@ -87,6 +89,9 @@ func TestClaudeTUI(t *testing.T) {
 		}
 		if got := c.text(); got != helloText {
 			t.Errorf("reply = %q, want %q", got, helloText)
+		}
+		if n := w.userHookRuns(1); n != 1 {
+			t.Errorf("the user's own Stop hook ran %d times, want once: the profile's hooks must not replace it", n)
 		}
 	})
 	t.Run("a permission allowed", func(t *testing.T) {
@@ -199,7 +204,7 @@ func TestClaudeTUI(t *testing.T) {
 			t.Errorf("the screen shows the reply as written; the case shows nothing:\n%s", v)
 		}
 	})
-	t.Run("a screen the profile does not know fails the turn", func(t *testing.T) {
+	t.Run("a screen the profile does not know: the Stop hook ends the turn, else it fails", func(t *testing.T) {
 		// The same TUI, as if it had changed: a profile for an older
 		// version whose idle screen was a bare "> " prompt.
 		s := w.session()
@@ -213,6 +218,15 @@ func TestClaudeTUI(t *testing.T) {
 		s.p = &q
 		defer func() { s.p = p }()
 		stop, err := turn(t, "Anything else?")
+		if err != nil || stop != acp.StopReasonEndTurn || c.text() != "Nothing else." {
+			t.Fatalf("Prompt = %q, %v, reply %q; want end_turn on the Stop hook's report and the transcript's text", stop, err, c.text())
+		}
+		// Without the report (a hook the agent no longer runs), the screen
+		// alone decides, and it matches nothing.
+		g := *q.Signal
+		g.TurnComplete = "a report no agent sends"
+		q.Signal = &g
+		stop, err = turn(t, "Anything more?")
 		want := `matches nothing profile "claude" knows (written against Claude Code 0.9; the agent shows version ` +
 			strings.TrimPrefix(p.Version, "Claude Code ") + ")"
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -312,5 +326,39 @@ func TestClaudeTUITrustRejected(t *testing.T) {
 	_ = json.Unmarshal(cfg, &v)
 	if v.Projects[w.project].HasTrustDialogAccepted {
 		t.Errorf("the folder was trusted")
+	}
+}
+
+// The built-in profile's Stop hook ends the turns, the reply is still the
+// transcript's, exact, and the user's own Stop hook still runs. The idle
+// fallback is made long here, so that only the report can end a turn
+// within the test's deadline.
+func TestClaudeTUIStopHook(t *testing.T) {
+	p, err := FindProfile("claude", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, g := *p, *p.Signal
+	g.Fallback = Duration(10 * time.Minute)
+	q.Signal = &g
+	answers := make(chan string, 1)
+	answers <- "Yes, I trust this folder"
+	c := claudeClient(answers)
+	w := startClaudeTUI(t, &modelserver.Scenario{Turns: []modelserver.Turn{
+		{Blocks: []modelserver.Block{modelserver.Text(lossyText)}},
+		{Blocks: []modelserver.Block{modelserver.Text(afterText)}},
+	}}, &q, c)
+	for i, want := range []string{lossyText, afterText} {
+		c.reset()
+		stop, err := prompt(t, deadline(t), w.s, fmt.Sprintf("Turn %d.", i+1))
+		if err != nil || stop != acp.StopReasonEndTurn {
+			t.Fatalf("turn %d: Prompt = %q, %v; want end_turn (from the Stop hook: the idle fallback is 10m)", i+1, stop, err)
+		}
+		if got := c.text(); got != want {
+			t.Errorf("turn %d: reply = %q, want %q", i+1, got, want)
+		}
+		if n := w.userHookRuns(i + 1); n != i+1 {
+			t.Errorf("after turn %d the user's own Stop hook ran %d times", i+1, n)
+		}
 	}
 }

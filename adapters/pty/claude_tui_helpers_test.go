@@ -36,7 +36,7 @@ type claudeTUI struct {
 
 // startClaudeTUI starts the TUI on the scenario under profile p (the
 // built-in claude profile when nil), with its permission dialogs on.
-func startClaudeTUI(t *testing.T, sc *modelserver.Scenario, p *Profile, c acp.Client) *claudeTUI {
+func startClaudeTUI(t testing.TB, sc *modelserver.Scenario, p *Profile, c acp.Client) *claudeTUI {
 	t.Helper()
 	requireUnix(t)
 	bin := claudecli.Require(t)
@@ -88,8 +88,8 @@ func startClaudeTUI(t *testing.T, sc *modelserver.Scenario, p *Profile, c acp.Cl
 
 // seedClaudeConfig writes, into the CLI's config directory, the user
 // config of someone who has logged in once: onboarding done and the API key
-// approved, no project trusted.
-func seedClaudeConfig(t *testing.T, dir string) {
+// approved, no project trusted, and a Stop hook of their own.
+func seedClaudeConfig(t testing.TB, dir string) {
 	t.Helper()
 	key := modelserver.DummyAPIKey
 	cfg, err := json.Marshal(map[string]any{
@@ -104,6 +104,35 @@ func seedClaudeConfig(t *testing.T, dir string) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, ".claude.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// The user's own Stop hook, which must run beside the profile's.
+	hook := "echo stop >> " + filepath.Join(dir, userHookLog)
+	settings, err := json.Marshal(map[string]any{"hooks": map[string]any{
+		"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), settings, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// userHookLog is the file, in the CLI's config directory, that the user's
+// own Stop hook appends a line to at the end of each turn.
+const userHookLog = "user-stop-hook.log"
+
+// userHookRuns is how many times the user's own Stop hook ran, once it
+// ran want times or a few seconds passed: the CLI runs an event's hooks
+// side by side, so the profile's may report the turn's end first.
+func (w *claudeTUI) userHookRuns(want int) int {
+	limit := time.Now().Add(5 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(w.config, userHookLog))
+		n := strings.Count(string(b), "stop\n")
+		if n >= want || time.Now().After(limit) {
+			return n
+		}
+		time.Sleep(20 * time.Millisecond) // a file: nothing to wait on
 	}
 }
 

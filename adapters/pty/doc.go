@@ -13,7 +13,10 @@
 // session/request_permission with the dialog's own options, and ends when
 // the idle screen has been quiet for the profile's window (at once after a
 // BEL). Start-up dialogs (trust this folder) are answered by the profile or,
-// when it lists their options, asked of the editor; a no fails the session.
+// when it lists their options, asked of the editor; a no fails the session
+// (unless the agent goes on after it). The first prompt waits for the idle
+// screen to stay unchanged for the profile's start_quiet: an agent may draw
+// a start-up dialog after its first idle screen.
 // A cancel types the profile's interrupt and answers cancelled within
 // 2 s whatever the agent does. A screen that matches nothing the profile
 // knows for too long ends the turn with an error naming the profile and the

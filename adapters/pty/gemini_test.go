@@ -65,14 +65,8 @@ func geminiTUI(t *testing.T) (argv, env []string, cwd, home string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The folder is trusted already: on a first start Gemini draws its idle
-	// screen, then checks the folder and puts up the trust dialog over it,
-	// and a prompt typed in between is lost (its paste's Esc dismisses the
-	// dialog, and the CLI exits).
-	trusted, _ := json.Marshal(map[string]string{cwd: "TRUST_FOLDER"})
-	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "trustedFolders.json"), trusted, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The folder is not trusted yet, as on a user's first session in it:
+	// the CLI asks (folder trust is on by default).
 	// The TUI: the same command line without the ACP flag, on a terminal
 	// that says what it is.
 	argv = slices.DeleteFunc(slices.Clone(e.Argv), func(a string) bool { return slices.Contains(e.Agent.ACPArgs, a) })
@@ -80,7 +74,8 @@ func geminiTUI(t *testing.T) (argv, env []string, cwd, home string) {
 }
 
 // The built-in gemini profile drives the real Gemini CLI TUI: the start-up
-// trust dialog, a text turn, a shell command allowed and one rejected
+// trust dialog of a new folder, asked of the editor (the CLI draws it after
+// its idle screen), a text turn without the reply's marker, a shell command allowed and one rejected
 // through the CLI's own dialog, and a cancel while the reply streams, all
 // in one session (the CLI takes seconds to start).
 func TestGeminiTUI(t *testing.T) {
@@ -92,9 +87,11 @@ func TestGeminiTUI(t *testing.T) {
 	}
 	o := Options{Command: argv, Env: env, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: time.Second}
 	if *recordFlag {
-		o.Record = NewRecorder(filepath.Join(recordDir, "gemini.txtar"), "The real Gemini CLI TUI (0.61.0) offline against the scripted Gemini API: a\n"+
-			"text turn, a shell command allowed and one rejected in its approval dialog,\n"+
-			"a cancel while the reply streams, and a last text turn.\n\n"+
+		o.Record = NewRecorder(filepath.Join(recordDir, "gemini.txtar"), "The real Gemini CLI TUI (0.61.0) offline against the scripted Gemini API, in\n"+
+			"a folder it does not trust yet: its trust dialog (drawn after its idle\n"+
+			"screen) asked of the editor, a text turn, a shell command allowed and one\n"+
+			"rejected in its approval dialog, a cancel while the reply streams, and a\n"+
+			"last text turn.\n\n"+
 			"Recorded with the pinned CLI (make agent-clis):\n\n\tgo test ./adapters/pty -run 'TestGeminiTUI$' -record\n")
 	}
 	a, err := New(p, o)
@@ -124,11 +121,13 @@ func TestGeminiTUI(t *testing.T) {
 		return stop, c.text()
 	}
 
-	if stop, got := turn("SAY-HELLO please", ""); stop != acp.StopReasonEndTurn || !strings.Contains(got, "Hello from the scripted model.") {
-		t.Errorf("text turn = %s, %q; want end_turn and the model's text", stop, got)
+	stop, got := turn("SAY-HELLO please", "Trust folder")
+	if stop != acp.StopReasonEndTurn || !strings.HasPrefix(got, "Hello from the scripted model.") {
+		t.Errorf("text turn = %s, %q; want end_turn and the model's text without its marker", stop, got)
 	}
+	checkTrustAsked(t, c, home, cwd)
 
-	stop, got := turn("RUN-ALLOWED please", "Allow once")
+	stop, got = turn("RUN-ALLOWED please", "Allow once")
 	if stop != acp.StopReasonEndTurn || !strings.Contains(got, "Running it.") {
 		t.Errorf("allowed turn = %s, %q", stop, got)
 	}
@@ -160,7 +159,7 @@ func TestGeminiTUI(t *testing.T) {
 	if err != nil || stop != acp.StopReasonCancelled {
 		t.Errorf("cancelled turn = %s, %v; want cancelled", stop, err)
 	}
-	if got := c.text(); !strings.Contains(got, "This answer") || strings.Count(got, "cancelled.") >= 8 {
+	if got := c.text(); !strings.HasPrefix(got, "This answer") || strings.Count(got, "cancelled.") >= 8 {
 		t.Errorf("cancelled turn streamed %q; want the start of the answer, not all of it", got)
 	}
 	// Back at idle: the next turn works.
@@ -206,7 +205,34 @@ func processesWith(kv string) []int {
 	return out
 }
 
-// checkAsked checks that the last turn asked once, with the command as
+// checkTrustAsked checks that the last turn asked the editor, once, to
+// trust the folder, and that the CLI saved the answer.
+func checkTrustAsked(t *testing.T, c *client, home, cwd string) {
+	t.Helper()
+	c.mu.Lock()
+	asked := slices.Clone(c.asked)
+	c.mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(*asked[0].ToolCall.Title, "Do you trust the files in this folder?") {
+		t.Fatalf("asked %+v; want the folder-trust dialog once", asked)
+	}
+	var kinds []string
+	for _, o := range asked[0].Options {
+		kinds = append(kinds, string(o.Kind))
+	}
+	if want := []string{"allow_once", "reject_once"}; !slices.Equal(kinds, want) {
+		t.Errorf("trust options %+v: kinds %v, want %v", asked[0].Options, kinds, want)
+	}
+	var trusted map[string]string
+	b, err := os.ReadFile(filepath.Join(home, ".gemini", "trustedFolders.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &trusted)
+	}
+	if err != nil || trusted[cwd] == "" {
+		t.Errorf("trustedFolders.json = %s, %v; want %s trusted", b, err, cwd)
+	}
+}
+
+// checkGeminiAsked checks that the last turn asked once, with the command as
 // the title and the dialog's three options.
 func checkGeminiAsked(t *testing.T, c *client, command string) {
 	t.Helper()

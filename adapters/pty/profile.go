@@ -54,6 +54,12 @@ type Profile struct {
 	// Start is how long the agent may take to show its first idle screen
 	// (default 30s).
 	Start Duration `toml:"start"`
+	// StartQuiet is how long the first idle screen must stay unchanged
+	// before the first prompt is typed (default: Quiet), for a TUI that
+	// draws its idle screen before a start-up dialog: Gemini CLI draws its
+	// input box, then asks whether to trust the folder, and a prompt typed
+	// in between dismisses the dialog (its paste's Esc) and the CLI exits.
+	StartQuiet Duration `toml:"start_quiet"`
 	// InputAtCursor says the cursor's row is the agent's own prompt (or the
 	// line it is still writing), never finished reply text: true for
 	// line-prompt REPLs, whose prompt is not chrome a pattern could name
@@ -112,12 +118,17 @@ type Option struct {
 	Label string `toml:"label"`
 	Kind  string `toml:"kind"`
 	Keys  Keys   `toml:"keys"`
+	// GoesOn, on a start-up dialog's option of a reject kind, says the
+	// agent goes on after it (Gemini CLI runs in a folder it was told not
+	// to trust, without the folder's settings); without it such an answer
+	// ends the session.
+	GoesOn bool `toml:"goes_on"`
 }
 
 // Startup is a dialog shown before the first prompt. With Keys the
 // profile answers it itself; with Options it is asked of the editor, and an
 // option of a reject kind ends the session with an error (the user said
-// no: to trusting a folder, say).
+// no: to trusting a folder, say), unless the option goes on.
 type Startup struct {
 	Name  string  `toml:"name"`
 	Match Pattern `toml:"match"`
@@ -387,6 +398,9 @@ func (p *Profile) defaults() {
 	}
 	if p.Start == 0 {
 		p.Start = Duration(30 * time.Second)
+	}
+	if p.StartQuiet < p.Quiet {
+		p.StartQuiet = p.Quiet
 	}
 	for i := range p.Dialogs {
 		if len(p.Dialogs[i].Answer) == 0 {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestProfileErrorsNameTheLine(t *testing.T) {
@@ -108,4 +109,27 @@ func render1(s string) string {
 		lines[i] = strings.TrimRight(lines[i], " ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// start_quiet defaults to the quiet window, and is never shorter.
+func TestStartQuietDefault(t *testing.T) {
+	tests := []struct {
+		name, toml string
+		want       time.Duration
+	}{
+		{"default", ``, 300 * time.Millisecond},
+		{"set", `start_quiet = "2s"`, 2 * time.Second},
+		{"shorter than quiet", `start_quiet = "10ms"`, 300 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParseProfile("p.toml", []byte("name = \"p\"\nidle = '^> $'\nquiet = \"300ms\"\n"+tt.toml+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := time.Duration(p.StartQuiet); got != tt.want {
+				t.Errorf("StartQuiet = %s, want %s", got, tt.want)
+			}
+		})
+	}
 }

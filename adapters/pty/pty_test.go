@@ -95,7 +95,7 @@ func choose(label string) func(acp.RequestPermissionRequest) acp.RequestPermissi
 	}
 }
 
-func requireUnix(t *testing.T) {
+func requireUnix(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat("/dev/ptmx"); err != nil {
 		t.Skip("no pseudo-terminals on this OS")
@@ -507,5 +507,61 @@ func TestCancelDeafAgent(t *testing.T) {
 	}
 	if d := time.Since(cancelled); d > 2*time.Second {
 		t.Errorf("cancelled after %s; the issue promises 2 s", d)
+	}
+}
+
+// A TUI that draws its idle screen before its start-up dialog (Gemini CLI
+// asks to trust a new folder that way) gets the dialog answered, not the
+// prompt typed into it, when the profile's start_quiet outlasts the gap.
+func TestStartupDialogAfterIdleScreen(t *testing.T) {
+	t.Parallel()
+	p, err := FindProfile("faketui", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := *p
+	q.StartQuiet = Duration(2 * time.Second)
+	c := newClient(nil)
+	s := fakeSession(t, &q, c, "-late-trust", "300ms")
+	stop, err := prompt(t, deadline(t), s, "hello")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got := c.text(); !strings.Contains(got, "You said: hello") {
+		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
+	}
+}
+
+// A start-up dialog asked of the editor: a no ends the session, unless the
+// agent goes on after that no (Gemini CLI runs in a folder it was told not
+// to trust); then the prompt is served.
+func TestStartupRejectGoesOn(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		goesOn bool
+	}{{"ends the session", false}, {"goes on", true}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := FindProfile("faketui", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := *p
+			q.Startup = []Startup{{Name: "trust", Match: p.Startup[0].Match, Options: []Option{
+				{Label: "Yes, proceed", Kind: "allow_once", Keys: Keys{"1"}},
+				{Label: "No, but go on untrusted", Kind: "reject_once", Keys: Keys{"3"}, GoesOn: tt.goesOn},
+			}}}
+			c := newClient(choose("No, but go on untrusted"))
+			s := fakeSession(t, &q, c, "-trust")
+			stop, err := prompt(t, deadline(t), s, "hello")
+			switch {
+			case tt.goesOn && (err != nil || stop != acp.StopReasonEndTurn || !strings.Contains(c.text(), "You said: hello")):
+				t.Errorf("Prompt = %q, %v, reply %q; want end_turn and the reply", stop, err, c.text())
+			case !tt.goesOn && (err == nil || !strings.Contains(err.Error(), `answered "No, but go on untrusted"`)):
+				t.Errorf("Prompt = %q, %v; want the session failed by the editor's no", stop, err)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -51,6 +52,11 @@ type Signal struct {
 	// an idle screen that shows it after the prompt's echo ends the turn
 	// after the quiet window rather than the fallback.
 	Done Pattern `toml:"done"`
+	// CommandOnly adds Args and Env only when the agent's executable is one
+	// of the profile's commands: started through a wrapper (env(1), npx, a
+	// script) the arguments would be the wrapper's, which fails on them, so
+	// such a session goes without reports and its idle screen ends turns.
+	CommandOnly bool `toml:"command_only"`
 	// Fallback is how long an idle screen must be quiet to end a turn no
 	// report ended (default 5s): the hook may be missing from the agent's
 	// version, and a working agent can look idle for a moment (Codex hides
@@ -190,6 +196,11 @@ func (g *Signal) fallback() time.Duration {
 // and environment to spec.
 func signalSpec(spec *proc.Spec, p *Profile, o *Options, log zerolog.Logger) (*signals, error) {
 	if !p.Signal.set() {
+		return nil, nil
+	}
+	if p.Signal.CommandOnly && !contains(p.Commands, filepath.Base(spec.Path)) {
+		log.Info().Str("command", spec.Path).Strs("profile_commands", p.Commands).
+			Msg("the agent is not started as one of the profile's commands: its turn reports are off, the idle screen ends turns")
 		return nil, nil
 	}
 	rep := o.Reporter

@@ -255,3 +255,20 @@ func TestSignalPermissionAsksBlinkingDialog(t *testing.T) {
 		t.Errorf("reply = %q, want %q", got, want)
 	}
 }
+
+// A [signal] section with command_only leaves a command the profile does
+// not name (a wrapper, which would take the arguments as its own) without
+// reports: no socket, no arguments, and turns end on the idle screen.
+func TestSignalCommandOnly(t *testing.T) {
+	t.Parallel()
+	p := signalProfile(t, "command_only = true\n")
+	c := newClient(nil)
+	s := fakeSession(t, p, c) // the test executable, not "faketui"
+	if sig := s.(*closer).session.sig; sig != nil {
+		t.Fatalf("the session listens on %s for a command the profile does not name", sig.sock)
+	}
+	stop, err := prompt(t, deadline(t), s, "hello")
+	if err != nil || stop != acp.StopReasonEndTurn || !strings.Contains(c.text(), "You said: hello") {
+		t.Fatalf("Prompt = %q, %v, reply %q; want end_turn and the reply", stop, err, c.text())
+	}
+}

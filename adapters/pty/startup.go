@@ -52,7 +52,8 @@ func (s *session) answerStartup(ctx context.Context, st *startups, v view) (acp.
 // askStartup puts a start-up dialog to the editor and returns the keys of
 // its choice. A reject types that option's keys (the agent may exit, as
 // Claude Code does when its folder is not trusted) and fails the session:
-// it cannot serve prompts the user did not agree to.
+// it cannot serve prompts the user did not agree to. A reject that goes on
+// (Gemini CLI runs untrusted) is typed like any other answer.
 func (s *session) askStartup(ctx context.Context, d Startup, v view) ([]byte, acp.StopReason, error) {
 	var opts []acp.PermissionOption
 	for i, o := range d.Options {
@@ -82,7 +83,7 @@ func (s *session) askStartup(ctx context.Context, d Startup, v view) ([]byte, ac
 	if o == nil {
 		return nil, "", fmt.Errorf("the editor chose %q, not an option of start-up dialog %q", resp.Outcome.Selected.OptionID, d.Name)
 	}
-	if strings.HasPrefix(o.Kind, "reject") {
+	if strings.HasPrefix(o.Kind, "reject") && !o.GoesOn {
 		if err := s.write(o.Keys.Bytes("")); err != nil {
 			s.log.Debug().Err(err).Msg("typing the rejection")
 		}

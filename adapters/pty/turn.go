@@ -78,11 +78,15 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 	st := startups{answered: map[string]time.Time{}, chosen: map[string][]byte{}}
 	for {
 		v := s.scr.view()
-		if s.quiet(v) {
-			if s.p.Idle.MatchString(v.text) {
+		switch {
+		case !s.quiet(v):
+		case s.p.Idle.MatchString(v.text):
+			// An idle screen may yet give way to a start-up dialog.
+			if s.opts.Now().Sub(v.last) >= time.Duration(s.p.StartQuiet) {
 				s.noteVersion(v.text)
 				return "", nil
 			}
+		default:
 			if stop, err := s.answerStartup(ctx, &st, v); stop != "" || err != nil {
 				return stop, err
 			}
