@@ -408,3 +408,10 @@ func (p *Profile) defaults() {
 		}
 	}
 }
+
+// idle reports whether screen is the agent's idle screen: the idle pattern
+// matches and the busy one does not (an agent may draw its input box while
+// it still works, or before it is ready).
+func (p *Profile) idle(screen string) bool {
+	return p.Idle.MatchString(screen) && !(p.Busy.set() && p.Busy.MatchString(screen))
+}

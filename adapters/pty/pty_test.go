@@ -513,6 +513,22 @@ func TestCancelDeafAgent(t *testing.T) {
 // A TUI that draws its idle screen before its start-up dialog (Gemini CLI
 // asks to trust a new folder that way) gets the dialog answered, not the
 // prompt typed into it, when the profile's start_quiet outlasts the gap.
+// TestIdleButBusyAtStart: an agent whose ready-looking input box shows
+// while it still says it is busy (Gemini CLI's "Initializing... Prompts
+// will be queued.") is not prompted until the busy line has gone.
+func TestIdleButBusyAtStart(t *testing.T) {
+	t.Parallel()
+	c := newClient(nil)
+	s := fakeSession(t, nil, c, "-busy-start", "700ms")
+	stop, err := prompt(t, deadline(t), s, "hello")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got := c.text(); !strings.Contains(got, "You said: hello") {
+		t.Errorf("reply %q; want the fake TUI's answer to the prompt", got)
+	}
+}
+
 func TestStartupDialogAfterIdleScreen(t *testing.T) {
 	t.Parallel()
 	p, err := FindProfile("faketui", "")

@@ -35,7 +35,7 @@ func (t *turn) doneShown(v view) bool {
 // one (Codex shows its idle input box while it streams, so idle alone says
 // nothing).
 func (t *turn) backFromInterrupt(v view) bool {
-	if !t.s.p.Idle.MatchString(v.text) {
+	if !t.s.p.idle(v.text) {
 		return false
 	}
 	g := t.s.p.Signal
@@ -81,7 +81,7 @@ func (t *turn) endOnReport(ctx context.Context) (acp.StopReason, error) {
 	defer limit.Stop()
 	for {
 		v := s.scr.view()
-		if s.opts.Now().Sub(v.last) >= reportSettle && s.p.Idle.MatchString(v.text) {
+		if s.opts.Now().Sub(v.last) >= reportSettle && s.p.idle(v.text) {
 			return acp.StopReasonEndTurn, t.finish(ctx, v)
 		}
 		select {

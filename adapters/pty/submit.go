@@ -60,7 +60,7 @@ func (s *session) submitted(ctx context.Context, d time.Duration) bool {
 	for {
 		v := s.scr.view()
 		if (s.p.Busy.set() && s.p.Busy.MatchString(v.text)) || s.p.dialog(v.text) != nil ||
-			(s.p.Idle.MatchString(v.text) && s.quiet(v)) {
+			(s.p.idle(v.text) && s.quiet(v)) {
 			return true
 		}
 		select {

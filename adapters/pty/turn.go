@@ -80,7 +80,7 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		v := s.scr.view()
 		switch {
 		case !s.quiet(v):
-		case s.p.Idle.MatchString(v.text):
+		case s.p.idle(v.text):
 			// An idle screen may yet give way to a start-up dialog.
 			if s.opts.Now().Sub(v.last) >= time.Duration(s.p.StartQuiet) {
 				s.noteVersion(v.text)
@@ -200,7 +200,7 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 	}
 	// A busy screen is not idle, even if the idle pattern matches too (an
 	// input box that stays on the screen while the agent works).
-	idle := p.Idle.MatchString(v.text) && !(p.Busy.set() && p.Busy.MatchString(v.text))
+	idle := p.idle(v.text)
 	changed := v.seq != t.submitted
 	bell := v.bells > t.bells
 	started := t.busy || bell || (changed && !p.Busy.set()) ||

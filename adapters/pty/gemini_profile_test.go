@@ -1,0 +1,66 @@
+package pty
+
+import "testing"
+
+// Screens of the Gemini CLI TUI 0.61 (trailing blanks trimmed, widths and
+// the folder shortened), read by the gemini profile without Gemini.
+const (
+	geminiReady = `Tips for getting started:
+1. Create GEMINI.md files to customize your interactions
+
+                                                  ? for shortcuts
+──────────────────────────────────────────────────
+ Shift+Tab to accept edits
+──────────────────────────────────────────────────
+ >   Type your message or @path/to/file
+──────────────────────────────────────────────────
+ workspace (/directory)      sandbox      /model
+ ~/project                   no sandbox   gemini-2.5-flash`
+	// Under load: the input box is drawn while the CLI still initializes,
+	// and a prompt typed then is queued.
+	geminiInitializing = `Tips for getting started:
+1. Create GEMINI.md files to customize your interactions
+
+ℹ Initializing... Prompts will be queued.
+
+                                                  ? for shortcuts
+──────────────────────────────────────────────────
+ Shift+Tab to accept edits
+──────────────────────────────────────────────────
+ >   Type your message or @path/to/file
+──────────────────────────────────────────────────
+ workspace (/directory)      sandbox      /model
+ ~/project                   no sandbox   gemini-2.5-flash`
+	geminiQueued = `
+
+  Queued (press ↑ to edit):
+    SAY-HELLO please
+
+                                                  ? for shortcuts
+──────────────────────────────────────────────────
+ Shift+Tab to accept edits
+──────────────────────────────────────────────────
+ >   Type your message or @path/to/file
+──────────────────────────────────────────────────
+ workspace (/directory)      sandbox      /model
+ ~/project                   no sandbox   gemini-2.5-flash`
+)
+
+func TestGeminiProfileScreens(t *testing.T) {
+	p, err := FindProfile("gemini", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		screen string
+		idle   bool
+	}{
+		"ready":        {geminiReady, true},
+		"initializing": {geminiInitializing, false},
+		"queued":       {geminiQueued, false},
+	} {
+		if got := p.idle(c.screen); got != c.idle {
+			t.Errorf("%s: idle = %v, want %v", name, got, c.idle)
+		}
+	}
+}
