@@ -109,7 +109,7 @@ func (a *Adapter) Info() acp.AgentInfo {
 // rc's connection, when the client says (the bridge's does), so that over
 // HTTP a client's login never reaches the sessions of another.
 func (a *Adapter) dial(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient) (*agentConn, json.RawMessage, error) {
-	return a.dialLocked(ctx, dir, initParams, rc, a.loginOf(rc))
+	return a.dialAs(ctx, dir, initParams, rc, a.loginOf(rc))
 }
 
 // loginOf is the authenticate params the agents serving rc's editor are
@@ -131,8 +131,8 @@ type authenticated interface {
 	AuthenticateParams() json.RawMessage
 }
 
-// dialLocked is dial with the authenticate params given.
-func (a *Adapter) dialLocked(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient, auth json.RawMessage) (*agentConn, json.RawMessage, error) {
+// dialAs is dial with the authenticate params given.
+func (a *Adapter) dialAs(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient, auth json.RawMessage) (*agentConn, json.RawMessage, error) {
 	log := a.opts.Logger.With().Str("adapter", a.opts.Name).Logger()
 	p, err := a.opts.Launch(context.Background(), proc.Spec{
 		Name: a.opts.Name, Path: a.opts.Path, Args: a.opts.Args, Env: a.opts.Env,
@@ -173,7 +173,7 @@ func (a *Adapter) Initialize(ctx context.Context, params json.RawMessage) (json.
 	if a.init != nil {
 		return a.init, nil
 	}
-	c, res, err := a.dialLocked(ctx, "", params, nil, a.auth)
+	c, res, err := a.dialAs(ctx, "", params, nil, a.auth)
 	if err != nil {
 		return nil, err
 	}

@@ -18,10 +18,15 @@ import (
 // stopping it touches nothing else, and the next request naming no session
 // starts a control agent of its own.
 
-// putLocked files c as the free agent of its login, stopping (in the
-// background) the one it replaces. The caller holds initMu.
+// putLocked files c as the free agent of its login. A running one already
+// there is kept (requests may be under way on it) and c is stopped in the
+// background; a dead one is replaced. The caller holds initMu.
 func (a *Adapter) putLocked(c *agentConn) {
 	if old := a.free[c.login]; old != nil && old != c {
+		if old.err() == nil {
+			a.stopLater(c)
+			return
+		}
 		a.stopLater(old)
 	}
 	a.free[c.login] = c
@@ -47,7 +52,7 @@ func (a *Adapter) control(ctx context.Context, rc acp.RawClient) (*agentConn, er
 		return c, nil
 	}
 	a.initMu.Unlock()
-	c, _, err := a.dialLocked(ctx, "", initParamsOf(rc), nil, login)
+	c, _, err := a.dialAs(ctx, "", initParamsOf(rc), nil, login)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +92,7 @@ func (a *Adapter) relogin(ctx context.Context, method string, params json.RawMes
 	a.initMu.Unlock()
 	if c == nil {
 		var err error
-		if c, _, err = a.dialLocked(ctx, "", initParamsOf(rc), nil, json.RawMessage(login)); err != nil {
+		if c, _, err = a.dialAs(ctx, "", initParamsOf(rc), nil, json.RawMessage(login)); err != nil {
 			return nil, err
 		}
 	}
@@ -151,11 +156,11 @@ func (a *Adapter) unspare(c *agentConn) {
 	c.rc.Store(nil)
 	a.initMu.Lock()
 	defer a.initMu.Unlock()
-	if c.err() != nil || a.free[c.login] != nil {
+	if c.err() != nil {
 		a.stopLater(c)
 		return
 	}
-	a.free[c.login] = c
+	a.putLocked(c)
 }
 
 // initParamsOf is the editor's initialize params, as dial sends them.
