@@ -134,8 +134,14 @@ type Passthrough interface {
 	// Open opens a session with session/new, session/load or
 	// session/resume and returns it with the agent's answer.
 	Open(ctx context.Context, method string, params json.RawMessage, c acp.RawClient) (acp.RawSession, json.RawMessage, error)
-	// Forward answers a request that names no open session.
-	Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// Notify forwards a notification that names no open session.
-	Notify(ctx context.Context, method string, params json.RawMessage) error
+	// Forward answers a request that names no open session. c is the
+	// editor connection it came on, bound to no session: its
+	// InitializeParams and AuthenticateParams (the connection's last
+	// accepted authenticate) say which editor asks, so that under
+	// acpbridge serve one client's login never answers another's
+	// session/list. The adapter must not keep c past the call.
+	Forward(ctx context.Context, method string, params json.RawMessage, c acp.RawClient) (json.RawMessage, error)
+	// Notify forwards a notification that names no open session; c is as
+	// for Forward.
+	Notify(ctx context.Context, method string, params json.RawMessage, c acp.RawClient) error
 }

@@ -41,7 +41,7 @@ func (c *connection) passthrough(ctx context.Context, p Passthrough, req *jsonrp
 		_, err := c.lookup(sessionIDOf(req.Params))
 		return nil, err
 	}
-	res, err := p.Forward(ctx, req.Method, req.Params)
+	res, err := p.Forward(ctx, req.Method, req.Params, c.newSessionClient(true))
 	if err == nil && (req.Method == acp.MethodAuthenticate || req.Method == acp.MethodLogout) {
 		// Recorded for this connection alone: over HTTP one adapter serves
 		// every client, and a client's login must not log in the agents of
@@ -84,7 +84,7 @@ func (c *connection) notifyRaw(ctx context.Context, p Passthrough, req *jsonrpc.
 	if _, rs := c.namedSession(req.Params); rs != nil {
 		err = rs.Notify(ctx, req.Method, req.Params)
 	} else {
-		err = p.Notify(ctx, req.Method, req.Params)
+		err = p.Notify(ctx, req.Method, req.Params, c.newSessionClient(true))
 	}
 	if err != nil {
 		c.log.Debug().Err(err).Str("method", req.Method).Msg("forwarding notification")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -55,16 +56,22 @@ type Options struct {
 // bridge.Passthrough.
 type Adapter struct {
 	opts Options
+	// dir is the bridge's own working directory, where agents that serve
+	// no session run; "" when it cannot be read.
+	dir string
 
-	initMu sync.Mutex // serialises initialize and the control connection
+	initMu sync.Mutex // serialises initialize; guards what follows
 	init   json.RawMessage
 	caps   agentCaps
-	ctl    *agentConn // guarded by initMu; the session-less connection
-	// auth is the last successful authenticate of any editor, replayed to
-	// the control agent when it restarts. Session agents are logged in
-	// with their own connection's (dial). Guarded by initMu.
-	auth   json.RawMessage
-	probes sync.WaitGroup // stops of the processes asked at initialize
+	// free holds the running agents that serve no session, by the login
+	// they hold ("" none): the one started at initialize, and the control
+	// agents that answer requests naming no session. A session may take
+	// one over (see spare); a login is never used for another's requests.
+	free map[string]*agentConn
+	// auth is the last successful authenticate of any editor, for callers
+	// whose client does not say its own login (the bridge's does).
+	auth  json.RawMessage
+	stops sync.WaitGroup // stops of agents dropped from free
 }
 
 // agentCaps is what the bridge itself needs of the agent's capabilities.
@@ -87,7 +94,8 @@ func New(o Options) *Adapter {
 	if o.Launch == nil {
 		o.Launch = proc.Start
 	}
-	return &Adapter{opts: o}
+	dir, _ := os.Getwd()
+	return &Adapter{opts: o, dir: dir, free: make(map[string]*agentConn)}
 }
 
 // Info names the agent; its capabilities come from the agent (see
@@ -101,12 +109,12 @@ func (a *Adapter) Info() acp.AgentInfo {
 // rc's connection, when the client says (the bridge's does), so that over
 // HTTP a client's login never reaches the sessions of another.
 func (a *Adapter) dial(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient) (*agentConn, json.RawMessage, error) {
-	return a.dialLocked(ctx, dir, initParams, rc, a.authFor(rc))
+	return a.dialAs(ctx, dir, initParams, rc, a.loginOf(rc))
 }
 
-// authFor is the authenticate params for an agent serving rc: its
-// connection's own, when the client (under the quirk fixes) knows them.
-func (a *Adapter) authFor(rc acp.RawClient) json.RawMessage {
+// loginOf is the authenticate params the agents serving rc's editor are
+// logged in with.
+func (a *Adapter) loginOf(rc acp.RawClient) json.RawMessage {
 	if q, ok := rc.(*quirkClient); ok {
 		rc = q.RawClient
 	}
@@ -123,9 +131,8 @@ type authenticated interface {
 	AuthenticateParams() json.RawMessage
 }
 
-// dialLocked is dial with the authenticate params given, for callers that
-// hold initMu.
-func (a *Adapter) dialLocked(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient, auth json.RawMessage) (*agentConn, json.RawMessage, error) {
+// dialAs is dial with the authenticate params given.
+func (a *Adapter) dialAs(ctx context.Context, dir string, initParams json.RawMessage, rc acp.RawClient, auth json.RawMessage) (*agentConn, json.RawMessage, error) {
 	log := a.opts.Logger.With().Str("adapter", a.opts.Name).Logger()
 	p, err := a.opts.Launch(context.Background(), proc.Spec{
 		Name: a.opts.Name, Path: a.opts.Path, Args: a.opts.Args, Env: a.opts.Env,
@@ -138,6 +145,7 @@ func (a *Adapter) dialLocked(ctx context.Context, dir string, initParams json.Ra
 	if len(initParams) == 0 {
 		initParams = json.RawMessage(`{"protocolVersion":1,"clientCapabilities":{}}`)
 	}
+	c.initParams, c.login = initParams, string(auth)
 	res, err := c.call(ctx, acp.MethodInitialize, initParams)
 	if err != nil {
 		c.stop(context.WithoutCancel(ctx))
@@ -154,18 +162,18 @@ func (a *Adapter) dialLocked(ctx context.Context, dir string, initParams json.Ra
 
 // Initialize starts the agent once to learn what it offers. The answer is
 // the agent's, plus what the bridge adds: session/close, which the bridge
-// serves by stopping the session's agent. That process is stopped at once,
-// in the background: sessions run in processes of their own, and one for
-// requests that name no session (session/list, extension methods) starts
-// when the first arrives. Keeping it would cost every shutdown a stop for a
-// process that is mostly idle.
+// serves by stopping the session's agent. The process stays up, serving no
+// session: the editor's first session takes it over (see spare), so the
+// first session/new waits for no second start of the agent (Qwen Code and
+// opencode take seconds to start), and until then it answers the requests
+// that name no session.
 func (a *Adapter) Initialize(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	a.initMu.Lock()
 	defer a.initMu.Unlock()
 	if a.init != nil {
 		return a.init, nil
 	}
-	c, res, err := a.dialLocked(ctx, "", params, nil, a.auth)
+	c, res, err := a.dialAs(ctx, "", params, nil, a.auth)
 	if err != nil {
 		return nil, err
 	}
@@ -175,11 +183,7 @@ func (a *Adapter) Initialize(ctx context.Context, params json.RawMessage) (json.
 		return nil, fmt.Errorf("reading %s's initialize answer: %w", a.opts.Name, err)
 	}
 	a.init, a.caps = out, caps
-	a.probes.Add(1)
-	go func() {
-		defer a.probes.Done()
-		c.stop(context.Background())
-	}()
+	a.putLocked(c)
 	return out, nil
 }
 
@@ -224,57 +228,35 @@ func (a *Adapter) capabilities() agentCaps {
 	return a.caps
 }
 
-// control returns the session-less connection, restarting it if the agent
-// died.
-func (a *Adapter) control(ctx context.Context) (*agentConn, error) {
-	a.initMu.Lock()
-	defer a.initMu.Unlock()
-	if a.ctl != nil && a.ctl.err() == nil {
-		return a.ctl, nil
-	}
-	c, _, err := a.dialLocked(ctx, "", nil, nil, a.auth)
-	if err != nil {
-		return nil, err
-	}
-	a.ctl = c
-	return c, nil
-}
-
 func (a *Adapter) authParams() json.RawMessage {
 	a.initMu.Lock()
 	defer a.initMu.Unlock()
 	return a.auth
 }
 
-// Forward sends a request that names no open session to the control agent.
-// A successful authenticate is remembered and replayed to the agents
-// started later; logout forgets it.
-func (a *Adapter) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	c, err := a.control(ctx)
+// Forward sends a request that names no open session to a control agent
+// logged in as rc's editor is, starting one if none runs: under acpbridge
+// serve, one HTTP client's login never answers another's session/list.
+// authenticate and logout go to an agent no other request is using, which
+// then holds the new login.
+func (a *Adapter) Forward(ctx context.Context, method string, params json.RawMessage, rc acp.RawClient) (json.RawMessage, error) {
+	if method == acp.MethodAuthenticate || method == acp.MethodLogout {
+		return a.relogin(ctx, method, params, rc)
+	}
+	c, err := a.control(ctx, rc)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.call(ctx, method, params)
-	if err == nil {
-		switch method {
-		case acp.MethodAuthenticate:
-			a.initMu.Lock()
-			a.auth = append(json.RawMessage(nil), params...)
-			a.initMu.Unlock()
-		case acp.MethodLogout:
-			a.initMu.Lock()
-			a.auth = nil
-			a.initMu.Unlock()
-		}
-	}
-	return res, err
+	defer a.release(c)
+	return c.call(ctx, method, params)
 }
 
 // Notify sends a notification that names no open session to the control
-// agent, if it runs.
-func (a *Adapter) Notify(_ context.Context, method string, params json.RawMessage) error {
+// agent of rc's login, if one runs.
+func (a *Adapter) Notify(_ context.Context, method string, params json.RawMessage, rc acp.RawClient) error {
+	login := string(a.loginOf(rc))
 	a.initMu.Lock()
-	c := a.ctl
+	c := a.free[login]
 	a.initMu.Unlock()
 	if c == nil || c.err() != nil {
 		return errors.New("no agent running to notify")
@@ -298,21 +280,32 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	return s, err
 }
 
-// Close stops the control agent and waits for the stop of the process
-// asked at initialize. Sessions are closed by the bridge first.
+// Close stops the agents that serve no session, side by side, and waits
+// for them. Sessions are closed by the bridge first.
 func (a *Adapter) Close() error {
-	defer a.probes.Wait()
 	a.initMu.Lock()
-	c := a.ctl
-	a.ctl = nil
+	all := a.free
+	a.free = make(map[string]*agentConn)
 	a.initMu.Unlock()
-	if c == nil {
-		return nil
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	for _, c := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.stop(context.Background()); err != nil && c.err() == nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
 	}
-	if err := c.stop(context.Background()); err != nil && c.err() == nil {
-		return err
-	}
-	return nil
+	wg.Wait()
+	a.stops.Wait()
+	return errors.Join(errs...)
 }
 
 func baseName(p string) string {

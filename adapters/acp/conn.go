@@ -37,7 +37,10 @@ type agentConn struct {
 	name string
 	p    proc.Process
 	log  zerolog.Logger
-	rc   acp.RawClient // nil for the control connection
+	// rc is the session's editor, nil while the process serves no session
+	// (the control connection, or a spare a session may take over: take
+	// sets it before the opening request is sent).
+	rc   atomic.Pointer[clientBox]
 	rpc  *rpcchild.Conn
 	hook func() // Options.serveHook
 
@@ -52,14 +55,37 @@ type agentConn struct {
 
 	mu       sync.Mutex
 	handlers map[string]context.CancelFunc // guarded by mu; agent requests being answered
+
+	// initParams are the initialize params the process was given, and
+	// login the authenticate params it holds ("" none): a session may take
+	// the process over only when both are its own. busy counts the
+	// requests that name no session under way on it. All three are
+	// guarded by the Adapter's initMu.
+	initParams json.RawMessage
+	login      string
+	busy       int
+}
+
+// clientBox holds an acp.RawClient for atomic.Pointer.
+type clientBox struct{ rc acp.RawClient }
+
+// client is the session's editor, or nil.
+func (c *agentConn) client() acp.RawClient {
+	if b := c.rc.Load(); b != nil {
+		return b.rc
+	}
+	return nil
 }
 
 func newAgentConn(p proc.Process, name string, log zerolog.Logger, trace func(bool, []byte), rc acp.RawClient, hook func()) *agentConn {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &agentConn{
-		name: name, p: p, log: log, rc: rc, hook: hook,
+		name: name, p: p, log: log, hook: hook,
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		handlers: make(map[string]context.CancelFunc),
+	}
+	if rc != nil {
+		c.rc.Store(&clientBox{rc})
 	}
 	c.rpc = rpcchild.New(p.Stdin(), rpcchild.Options{
 		Name: name, Version: "2.0", Handle: c.handle, Ended: c.ended, Trace: trace, Logger: log,
@@ -132,7 +158,8 @@ func (c *agentConn) handle(m *rpcchild.Message) {
 
 // forward passes an agent notification to the editor, in order.
 func (c *agentConn) forward(m *rpcchild.Message) {
-	if c.rc == nil {
+	rc := c.client()
+	if rc == nil {
 		c.log.Debug().Str("method", m.Method).Msg("notification outside a session dropped")
 		return
 	}
@@ -143,7 +170,7 @@ func (c *agentConn) forward(m *rpcchild.Message) {
 	if m.Method == acp.MethodSessionUpdate && (c.filter.Load() || emptyChunk(m.Params)) {
 		return
 	}
-	if err := c.rc.NotifyRaw(c.ctx, m.Method, m.Params); err != nil {
+	if err := rc.NotifyRaw(c.ctx, m.Method, m.Params); err != nil {
 		c.log.Debug().Err(err).Str("method", m.Method).Msg("forwarding to the editor")
 	}
 }
@@ -161,18 +188,19 @@ func (c *agentConn) serve(m *rpcchild.Message) {
 	c.mu.Lock()
 	c.handlers[key] = cancel
 	c.mu.Unlock()
+	rc := c.client()
 	var await func() (json.RawMessage, error)
 	switch {
 	case !clientMethod(method):
 		err := acp.NewError(acp.CodeMethodNotFound, "Method not found: "+method, nil)
 		await = func() (json.RawMessage, error) { return nil, err }
-	case c.rc == nil:
+	case rc == nil:
 		await = func() (json.RawMessage, error) { return nil, errors.New("no editor session to ask") }
 	default:
-		if s, ok := c.rc.(acp.RawCallStarter); ok {
+		if s, ok := rc.(acp.RawCallStarter); ok {
 			await = s.StartCallRaw(ctx, method, params)
 		} else {
-			await = func() (json.RawMessage, error) { return c.rc.CallRaw(ctx, method, params) }
+			await = func() (json.RawMessage, error) { return rc.CallRaw(ctx, method, params) }
 		}
 	}
 	c.wg.Add(1)

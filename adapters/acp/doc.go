@@ -14,12 +14,20 @@
 // hands the rest over with params unchanged; answers come back unchanged.
 //
 // Processes: the initialize handshake starts the agent once with the editor's
-// initialize params, to learn its capabilities; that process stays up for
-// requests that name no session (session/list, authenticate, extension
-// methods). Each session then runs in an agent process of its own, in its own
-// process group (adapters/internal/proc), initialized with the editor's
-// params: stopping one session's agent (close, an ignored cancel, a crash)
-// touches no other session.
+// initialize params, to learn its capabilities. That process stays up,
+// serving no session, and the editor's first session takes it over when it
+// opens in the directory the process runs in (the bridge's: an agent reads
+// its project's settings where it starts), with the editor's initialize
+// params and login: session/new then waits for no second agent start,
+// which costs seconds for Qwen Code and opencode. Every other session runs
+// in an agent process started for it. A process a session has taken is the
+// session's alone, in its own process group (adapters/internal/proc):
+// stopping one session's agent (close, an ignored cancel, a crash) touches
+// no other session. Requests that name no session (session/list,
+// authenticate, extension methods) run in a control agent that serves no
+// session, one per login, started when the first arrives: under acpbridge
+// serve, one HTTP client's authenticate never answers another's
+// session/list. A session may take over a control agent too.
 //
 // Capabilities: the editor is offered what the agent advertised, plus
 // sessionCapabilities.close, which the bridge serves itself by stopping the

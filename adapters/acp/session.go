@@ -30,8 +30,9 @@ type session struct {
 
 var _ acp.RawSession = (*session)(nil)
 
-// Open starts an agent for the session and forwards the opening request
-// (session/new, load or resume) unchanged.
+// Open starts an agent for the session, or takes over one that serves no
+// session (see spare), and forwards the opening request (session/new, load
+// or resume) unchanged.
 func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessage, rc acp.RawClient) (acp.RawSession, json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(params, &fields); err != nil {
@@ -44,12 +45,21 @@ func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessag
 			"Method not found: session/load is not offered: "+a.opts.Name+"'s load loses the stored session; its turns stay on disk for the agent's own resume", nil)
 	}
 	q := newQuirkClient(rc)
-	c, _, err := a.dial(ctx, dir, rc.InitializeParams(), q)
-	if err != nil {
-		return nil, nil, err
+	c := a.spare(ctx, dir, q)
+	spared := c != nil
+	if !spared {
+		var err error
+		if c, _, err = a.dial(ctx, dir, rc.InitializeParams(), q); err != nil {
+			return nil, nil, err
+		}
 	}
 	res, err := c.call(ctx, method, params)
-	if err != nil {
+	var refused *acp.Error
+	switch {
+	case err != nil && spared && errors.As(err, &refused) && c.err() == nil:
+		a.unspare(c)
+		return nil, nil, err
+	case err != nil:
 		c.stop(context.WithoutCancel(ctx))
 		return nil, nil, err
 	}

@@ -169,9 +169,10 @@ func (w *nativeWorld) startNative(t *testing.T) *nativeBridge {
 	b.tap = &frameTap{check: b.check}
 	b.cmd = exec.Command(binPath, append([]string{"--log-level", "debug", "--log-format", "json"}, w.bridgeArgs()...)...)
 	b.cmd.Env = w.bridgeEnv()
-	// Not the project: the agent asked at initialize runs here, the
-	// session's in the project, which tells them apart.
-	b.cmd.Dir = w.root
+	// In the project, as an editor starts it: the agent asked at
+	// initialize then serves the first session opened there, and the
+	// session's agent is the bridge's one child in the project.
+	b.cmd.Dir = w.env.Dir
 	b.cmd.Stderr = b.stderr
 	in, err := b.cmd.StdinPipe()
 	if err != nil {

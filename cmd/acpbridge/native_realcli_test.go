@@ -37,7 +37,11 @@ func TestNativeRealCLIs(t *testing.T) {
 func nativeRealCLI(t *testing.T, name string) {
 	w := newNativeWorld(t, name)
 	b := w.startNative(t)
+	asked := b.sessionAgent(t) // the agent asked at initialize
 	sid := b.newSession(t)
+	if got := b.sessionAgent(t); got != asked {
+		t.Errorf("the first session runs in agent %d, not in %d asked at initialize: the editor waited for a second start", got, asked)
+	}
 	allow, reject := sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindRejectOnce
 
 	t.Run("text turn", func(t *testing.T) {
