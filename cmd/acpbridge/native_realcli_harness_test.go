@@ -428,6 +428,9 @@ type wireFrame struct {
 			ID string `json:"toolCallId"`
 		} `json:"toolCall"`
 	} `json:"params"`
+	Result struct {
+		StopReason string `json:"stopReason"`
+	} `json:"result"`
 }
 
 // wireUpdate is a session/update's update.

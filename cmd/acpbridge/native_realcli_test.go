@@ -223,10 +223,20 @@ func nativeRealCLI(t *testing.T, name string) {
 		if err := b2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
-		// The open prompt is answered before the bridge exits.
+		// The open prompt is answered before the bridge exits. The Go SDK
+		// may yet report the peer gone: it fails a call whose answer came
+		// before it had handled the notifications ahead of it, when the
+		// stream ends meanwhile. What the bridge wrote is on the tap.
 		r := p.wait(t, 10*time.Second)
 		if r.err != nil || r.stop != sdk.StopReasonCancelled {
-			t.Errorf("prompt open at SIGTERM answered %q, %v; want stopReason cancelled", r.stop, r.err)
+			answered := false
+			for _, f := range r.frames {
+				answered = answered || f.Method == "" && f.Result.StopReason == string(sdk.StopReasonCancelled)
+			}
+			if !answered {
+				t.Errorf("prompt open at SIGTERM answered %q, %v; want stopReason cancelled", r.stop, r.err)
+			}
+			t.Logf("%s: the bridge answered cancelled; the client said %v", name, r.err)
 		}
 		b2.awaitExit(t, 10*time.Second)
 	})
