@@ -3,10 +3,8 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,53 +41,14 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			}
 			cmd := exec.Command(binPath, "--log-level", "debug", "--log-format", "json", "pty", "--", bin)
 			cmd.Env = append(append(os.Environ(), env.Vars...), "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")
-			var stderr lockedBuffer
-			cmd.Stderr = &stderr
-			defer func() {
-				if t.Failed() {
-					t.Logf("bridge stderr:\n%s", stderr.String())
-				}
-			}()
-			stdin, _ := cmd.StdinPipe()
-			stdout, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			frames := make(chan map[string]any, 1000)
-			go func() {
-				defer close(frames)
-				r := bufio.NewReader(stdout)
-				for {
-					line, err := r.ReadBytes('\n')
-					if err != nil {
-						return
-					}
-					var m map[string]any
-					json.Unmarshal(line, &m)
-					frames <- m
-				}
-			}()
-			send := func(s string) { io.WriteString(stdin, s+"\n") }
+			b := startLineBridge(t, cmd)
 			until := func(what string, ok func(map[string]any) bool) map[string]any {
-				deadline := time.After(30 * time.Second)
-				for {
-					select {
-					case m, open := <-frames:
-						if !open {
-							t.Fatalf("bridge output ended waiting for %s", what)
-						}
-						if ok(m) {
-							return m
-						}
-					case <-deadline:
-						t.Fatalf("no %s within 30 s", what)
-					}
-				}
+				t.Helper()
+				return b.until(what, 30*time.Second, ok)
 			}
-			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+			b.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
 			until("initialize result", func(m map[string]any) bool { return m["id"] == float64(1) })
-			send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + env.Dir + `","mcpServers":[]}}`)
+			b.send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + env.Dir + `","mcpServers":[]}}`)
 			res := until("session/new result", func(m map[string]any) bool { return m["id"] == float64(2) })
 			result, _ := res["result"].(map[string]any)
 			sid, _ := result["sessionId"].(string)
@@ -99,18 +58,18 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			// A whole turn first. Codex's notify report reaches the bridge
 			// through this binary's own reporter (the turn may have ended
 			// on Codex's done line already: whichever comes first).
-			send(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"say hi"}]}}`)
+			b.send(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"say hi"}]}}`)
 			res = until("the first turn's end", func(m map[string]any) bool { return m["id"] == float64(4) })
 			if r, _ := res["result"].(map[string]any); r["stopReason"] != "end_turn" {
 				t.Fatalf("first turn = %v, want end_turn", res)
 			}
-			for wait := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), `agent-turn-complete`); {
+			for wait := time.Now().Add(10 * time.Second); !strings.Contains(b.stderr.String(), `agent-turn-complete`); {
 				if time.Now().After(wait) {
 					t.Fatal("no notify report from Codex within 10 s of the turn's end")
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"stream slowly"}]}}`)
+			b.send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"stream slowly"}]}}`)
 			until("reply text", func(m map[string]any) bool {
 				return m["method"] == "session/update" && strings.Contains(string(mustJSON(m)), "agent_message_chunk")
 			})
@@ -126,7 +85,8 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			}
 
 			start := time.Now()
-			tt.stop(t, cmd, stdin)
+			tt.stop(t, cmd, b.stdin)
+			b.drain()
 			exitsWithin(t, cmd, 5*time.Second)
 			t.Logf("bridge exited %v after the stop", time.Since(start).Round(time.Millisecond))
 			if left := codexProcesses(env.Home, 0); len(left) > 0 {
