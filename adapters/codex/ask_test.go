@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,44 +29,26 @@ const questionFrame = `{"id":71,"method":"item/tool/requestUserInput","params":{
 // completes the turn; otherwise it completes the turn once the answer (the
 // line answering id 71, sent to replies) arrives.
 func askingServer(withdraw <-chan struct{}, replies chan<- string) func(context.Context, io.Reader, io.Writer) error {
-	return func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-		sc := bufio.NewScanner(stdin)
-		for sc.Scan() {
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
+	return stubAppServer(func(ctx context.Context, m stubMsg, stdout io.Writer) error {
+		switch {
+		case m.answer() && string(m.ID) == "71":
+			replies <- m.line
+			fmt.Fprintln(stdout, turnCompleted)
+		case m.Method == mTurnStart:
+			fmt.Fprintln(stdout, questionFrame)
+			if withdraw == nil {
+				return nil
 			}
-			if json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 {
-				continue
+			select {
+			case <-withdraw:
+			case <-ctx.Done():
+				return errStubDone
 			}
-			if m.Method == "" && string(m.ID) == "71" {
-				replies <- sc.Text()
-				fmt.Fprintln(stdout, `{"method":"turn/completed","params":{"threadId":"thread-1","turn":{"id":"turn-1","status":"completed"}}}`)
-				continue
-			}
-			result := `{}`
-			switch m.Method {
-			case mThreadStart:
-				result = `{"thread":{"id":"thread-1"}}`
-			case mTurnStart:
-				result = `{"turn":{"id":"turn-1","status":"inProgress"}}`
-			}
-			fmt.Fprintf(stdout, "{\"id\":%s,\"result\":%s}\n", m.ID, result)
-			if m.Method == mTurnStart {
-				fmt.Fprintln(stdout, questionFrame)
-				if withdraw != nil {
-					select {
-					case <-withdraw:
-					case <-ctx.Done():
-						return nil
-					}
-					fmt.Fprintln(stdout, `{"method":"serverRequest/resolved","params":{"threadId":"thread-1","requestId":71}}`)
-					fmt.Fprintln(stdout, `{"method":"turn/completed","params":{"threadId":"thread-1","turn":{"id":"turn-1","status":"completed"}}}`)
-				}
-			}
+			fmt.Fprintln(stdout, `{"method":"serverRequest/resolved","params":{"threadId":"thread-1","requestId":71}}`)
+			fmt.Fprintln(stdout, turnCompleted)
 		}
 		return nil
-	}
+	})
 }
 
 func formCaps() acp.ClientCapabilities {

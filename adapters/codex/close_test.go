@@ -1,10 +1,7 @@
 package codex
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -19,32 +16,14 @@ import (
 // stuckServer answers every request and then never ends a turn; turnStarted
 // is closed at the first turn/start.
 func stuckServer(turnStarted chan<- struct{}) func(context.Context, io.Reader, io.Writer) error {
-	return func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-		sc := bufio.NewScanner(stdin)
-		started := false
-		for sc.Scan() {
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 {
-				continue
-			}
-			result := `{}`
-			switch m.Method {
-			case mThreadStart:
-				result = `{"thread":{"id":"thread-1"}}`
-			case mTurnStart:
-				result = `{"turn":{"id":"turn-1","status":"inProgress"}}`
-			}
-			fmt.Fprintf(stdout, "{\"id\":%s,\"result\":%s}\n", m.ID, result)
-			if m.Method == mTurnStart && !started {
-				started = true
-				close(turnStarted)
-			}
+	started := false
+	return stubAppServer(func(_ context.Context, m stubMsg, _ io.Writer) error {
+		if m.Method == mTurnStart && !started {
+			started = true
+			close(turnStarted)
 		}
 		return nil
-	}
+	})
 }
 
 // TestCloseEndsTurn: closing a session while its turn runs ends the turn
@@ -128,30 +107,12 @@ func TestCancelHungAppServer(t *testing.T) {
 // hungAfterTurn answers until a turn starts, closes started, then reads
 // and answers nothing more.
 func hungAfterTurn(started chan struct{}) func(context.Context, io.Reader, io.Writer) error {
-	return func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-		sc := bufio.NewScanner(stdin)
-		for sc.Scan() {
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 {
-				continue
-			}
-			result := `{}`
-			switch m.Method {
-			case mThreadStart:
-				result = `{"thread":{"id":"thread-1"}}`
-			case mTurnStart:
-				result = `{"turn":{"id":"turn-1","status":"inProgress"}}`
-			}
-			fmt.Fprintf(stdout, "{\"id\":%s,\"result\":%s}\n", m.ID, result)
-			if m.Method == mTurnStart {
-				close(started)
-				<-ctx.Done()
-				return ctx.Err()
-			}
+	return stubAppServer(func(ctx context.Context, m stubMsg, _ io.Writer) error {
+		if m.Method != mTurnStart {
+			return nil
 		}
-		return nil
-	}
+		close(started)
+		<-ctx.Done()
+		return ctx.Err()
+	})
 }

@@ -1,9 +1,7 @@
 package codex
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"testing"
@@ -20,36 +18,16 @@ import (
 // editor, and the chosen grant (here: for the session) goes back.
 func TestPermissionsRequest(t *testing.T) {
 	answered := make(chan string, 1)
-	server := func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-		sc := bufio.NewScanner(stdin)
-		for sc.Scan() {
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-				Result json.RawMessage `json:"result"`
-			}
-			if json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 {
-				continue
-			}
-			if m.Method == "" { // the answer to our request
-				answered <- string(m.Result)
-				fmt.Fprintln(stdout, `{"method":"turn/completed","params":{"threadId":"thread-1","turn":{"id":"turn-1","status":"completed"}}}`)
-				continue
-			}
-			result := `{}`
-			switch m.Method {
-			case mThreadStart:
-				result = `{"thread":{"id":"thread-1"}}`
-			case mTurnStart:
-				result = `{"turn":{"id":"turn-1","status":"inProgress"}}`
-			}
-			fmt.Fprintf(stdout, "{\"id\":%s,\"result\":%s}\n", m.ID, result)
-			if m.Method == mTurnStart {
-				fmt.Fprintln(stdout, `{"id":9,"method":"item/permissions/requestApproval","params":{"threadId":"thread-1","turnId":"turn-1","itemId":"p1","cwd":"/project","reason":"fetch a package","permissions":{"network":{"enabled":true},"fileSystem":null}}}`)
-			}
+	server := stubAppServer(func(_ context.Context, m stubMsg, stdout io.Writer) error {
+		switch {
+		case m.answer(): // the answer to our request
+			answered <- string(m.Result)
+			fmt.Fprintln(stdout, turnCompleted)
+		case m.Method == mTurnStart:
+			fmt.Fprintln(stdout, `{"id":9,"method":"item/permissions/requestApproval","params":{"threadId":"thread-1","turnId":"turn-1","itemId":"p1","cwd":"/project","reason":"fetch a package","permissions":{"network":{"enabled":true},"fileSystem":null}}}`)
 		}
 		return nil
-	}
+	})
 	a := New(Options{Logger: zerolog.New(zerolog.NewTestWriter(t)),
 		Launch: func(context.Context, proc.Spec) (proc.Process, error) { return proc.InProcess("codex", server), nil }})
 	defer a.Close()

@@ -1,9 +1,7 @@
 package codex
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"testing"
@@ -19,32 +17,14 @@ import (
 // withdrawingServer asks for a command approval in its turn, then
 // withdraws the question (serverRequest/resolved, as when Codex's own
 // reviewer decides) and completes the turn without waiting for an answer.
-func withdrawingServer(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-	sc := bufio.NewScanner(stdin)
-	for sc.Scan() {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 || m.Method == "" {
-			continue
-		}
-		result := `{}`
-		switch m.Method {
-		case mThreadStart:
-			result = `{"thread":{"id":"thread-1"}}`
-		case mTurnStart:
-			result = `{"turn":{"id":"turn-1","status":"inProgress"}}`
-		}
-		fmt.Fprintf(stdout, "{\"id\":%s,\"result\":%s}\n", m.ID, result)
-		if m.Method == mTurnStart {
-			fmt.Fprintln(stdout, `{"id":70,"method":"item/commandExecution/requestApproval","params":{"threadId":"thread-1","turnId":"turn-1","itemId":"c1","command":"rm -rf build"}}`)
-			fmt.Fprintln(stdout, `{"method":"serverRequest/resolved","params":{"threadId":"thread-1","requestId":70}}`)
-			fmt.Fprintln(stdout, `{"method":"turn/completed","params":{"threadId":"thread-1","turn":{"id":"turn-1","status":"completed"}}}`)
-		}
+var withdrawingServer = stubAppServer(func(_ context.Context, m stubMsg, stdout io.Writer) error {
+	if m.Method == mTurnStart {
+		fmt.Fprintln(stdout, `{"id":70,"method":"item/commandExecution/requestApproval","params":{"threadId":"thread-1","turnId":"turn-1","itemId":"c1","command":"rm -rf build"}}`)
+		fmt.Fprintln(stdout, `{"method":"serverRequest/resolved","params":{"threadId":"thread-1","requestId":70}}`)
+		fmt.Fprintln(stdout, turnCompleted)
 	}
 	return nil
-}
+})
 
 // TestWithdrawnApproval: a question Codex withdraws is withdrawn from the
 // editor (its request's context ends) and the turn goes on to its end.
