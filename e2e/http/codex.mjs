@@ -8,7 +8,7 @@
 // text, permission requests and the last status of each tool call. Exits
 // non-zero on any failure.
 import { client, methods } from "@agentclientprotocol/sdk";
-import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { drive } from "./drive.mjs";
 
 const [url, cwd] = process.argv.slice(2);
 if (!url || !cwd) {
@@ -41,45 +41,30 @@ const app = client({ name: "acpbridge-codex" })
     return { outcome: { outcome: "selected", optionId: option.optionId } };
   });
 
-const timer = setTimeout(() => {
-  console.error("codex: timed out after 90s", JSON.stringify(summary));
-  process.exit(1);
-}, 90_000);
+const clientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
 
-try {
-  await app.connectWith(createHttpStream(url), async (agent) => {
-    await agent.request(methods.agent.initialize, {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      clientInfo: { name: "acpbridge-codex", version: "1" },
+await drive({ app, url, name: "codex", summary, clientCapabilities, seconds: 90 }, async (agent) => {
+  const { sessionId } = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  const prompt = async (text, onFirstChunk) => {
+    turn = { prompt: text, stopReason: null, text: "", permissions: 0, tools: {} };
+    summary.turns.push(turn);
+    firstChunk = onFirstChunk ?? null;
+    const res = await agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text }],
     });
-    const { sessionId } = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    const prompt = async (text, onFirstChunk) => {
-      turn = { prompt: text, stopReason: null, text: "", permissions: 0, tools: {} };
-      summary.turns.push(turn);
-      firstChunk = onFirstChunk ?? null;
-      const res = await agent.request(methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text }],
-      });
-      turn.stopReason = res.stopReason;
-    };
-    await prompt("say hi");
-    answer = "allow_once";
-    await prompt("run allowed");
-    answer = "reject_once";
-    await prompt("run declined");
-    // The cancel's POST is awaited before the connection closes: its 202
-    // may come after the prompt's answer.
-    let cancelSent = null;
-    await prompt("stream slowly", () => {
-      cancelSent ??= Promise.resolve(agent.notify(methods.agent.session.cancel, { sessionId }));
-    });
-    await cancelSent;
+    turn.stopReason = res.stopReason;
+  };
+  await prompt("say hi");
+  answer = "allow_once";
+  await prompt("run allowed");
+  answer = "reject_once";
+  await prompt("run declined");
+  // The cancel's POST is awaited before the connection closes: its 202
+  // may come after the prompt's answer.
+  let cancelSent = null;
+  await prompt("stream slowly", () => {
+    cancelSent ??= Promise.resolve(agent.notify(methods.agent.session.cancel, { sessionId }));
   });
-} catch (err) {
-  console.error("codex: failed:", err?.stack ?? err, JSON.stringify(summary));
-  process.exit(1);
-}
-clearTimeout(timer);
-console.log(JSON.stringify(summary));
+  await cancelSent;
+});

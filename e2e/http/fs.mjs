@@ -9,7 +9,7 @@
 // Prints one JSON summary line on stdout; exits non-zero on any failure.
 import { readFile } from "node:fs/promises";
 import { client, methods } from "@agentclientprotocol/sdk";
-import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { drive } from "./drive.mjs";
 
 const [url, cwd, prompt, buffersJSON] = process.argv.slice(2);
 if (!url || !cwd || !prompt || !buffersJSON) {
@@ -44,28 +44,13 @@ const app = client({ name: "acpbridge-fs" })
     return {};
   });
 
-const timer = setTimeout(() => {
-  console.error("fs: timed out after 60s", JSON.stringify(summary));
-  process.exit(1);
-}, 60_000);
+const clientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: false };
 
-try {
-  await app.connectWith(createHttpStream(url), async (agent) => {
-    await agent.request(methods.agent.initialize, {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
-      clientInfo: { name: "acpbridge-fs", version: "1" },
-    });
-    const session = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    const result = await agent.request(methods.agent.session.prompt, {
-      sessionId: session.sessionId,
-      prompt: [{ type: "text", text: prompt }],
-    });
-    summary.stopReason = result.stopReason;
+await drive({ app, url, name: "fs", summary, clientCapabilities, seconds: 60 }, async (agent) => {
+  const session = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  const result = await agent.request(methods.agent.session.prompt, {
+    sessionId: session.sessionId,
+    prompt: [{ type: "text", text: prompt }],
   });
-} catch (err) {
-  console.error("fs: failed:", err?.stack ?? err, JSON.stringify(summary));
-  process.exit(1);
-}
-clearTimeout(timer);
-console.log(JSON.stringify(summary));
+  summary.stopReason = result.stopReason;
+});

@@ -10,7 +10,7 @@
 // a bearer token. Prints one JSON summary line on stdout; exits non-zero on
 // any failure.
 import { client, methods } from "@agentclientprotocol/sdk";
-import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { drive } from "./drive.mjs";
 
 const [url, prompt = "Hello from the TypeScript SDK."] = process.argv.slice(2);
 if (!url) {
@@ -45,39 +45,24 @@ const app = client({ name: "acpbridge-interop" })
     return { outcome: { outcome: "selected", optionId: allow.optionId } };
   });
 
-const timer = setTimeout(() => {
-  console.error("interop: timed out after 30s", JSON.stringify(summary));
-  process.exit(1);
-}, 30_000);
+const clientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
 
-try {
-  await app.connectWith(createHttpStream(url, { headers }), async (agent) => {
-    const init = await agent.request(methods.agent.initialize, {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      clientInfo: { name: "acpbridge-interop", version: "1" },
-    });
-    summary.agent = init.agentInfo?.name ?? null;
-    summary.protocolVersion = init.protocolVersion;
-    const session = await agent.request(methods.agent.session.new, {
-      cwd: "/home/user/project",
-      mcpServers: [],
-    });
-    summary.sessionId = session.sessionId;
-    const result = await agent.request(methods.agent.session.prompt, {
-      sessionId: session.sessionId,
-      prompt: [{ type: "text", text: prompt }],
-    });
-    summary.stopReason = result.stopReason;
-    await agent.notify(methods.agent.session.cancel, { sessionId: session.sessionId });
-    if (init.agentCapabilities?.sessionCapabilities?.close) {
-      await agent.request(methods.agent.session.close, { sessionId: session.sessionId });
-      summary.closed = true;
-    }
+await drive({ app, url, name: "interop", summary, clientCapabilities, headers, seconds: 30 }, async (agent, init) => {
+  summary.agent = init.agentInfo?.name ?? null;
+  summary.protocolVersion = init.protocolVersion;
+  const session = await agent.request(methods.agent.session.new, {
+    cwd: "/home/user/project",
+    mcpServers: [],
   });
-} catch (err) {
-  console.error("interop: failed:", err?.stack ?? err, JSON.stringify(summary));
-  process.exit(1);
-}
-clearTimeout(timer);
-console.log(JSON.stringify(summary));
+  summary.sessionId = session.sessionId;
+  const result = await agent.request(methods.agent.session.prompt, {
+    sessionId: session.sessionId,
+    prompt: [{ type: "text", text: prompt }],
+  });
+  summary.stopReason = result.stopReason;
+  await agent.notify(methods.agent.session.cancel, { sessionId: session.sessionId });
+  if (init.agentCapabilities?.sessionCapabilities?.close) {
+    await agent.request(methods.agent.session.close, { sessionId: session.sessionId });
+    summary.closed = true;
+  }
+});

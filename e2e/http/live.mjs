@@ -8,7 +8,7 @@
 // Usage: node live.mjs URL CWD PROMPT
 // Prints one JSON summary line on stdout; exits non-zero on any failure.
 import { client, methods } from "@agentclientprotocol/sdk";
-import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { drive } from "./drive.mjs";
 
 const [url, cwd, prompt] = process.argv.slice(2);
 if (!url || !cwd || !prompt) {
@@ -42,32 +42,17 @@ const app = client({ name: "acpbridge-live" })
     return { outcome: { outcome: "selected", optionId: allow.optionId } };
   });
 
-const timer = setTimeout(() => {
-  console.error("live: timed out after 60s", JSON.stringify(summary));
-  process.exit(1);
-}, 60_000);
+const clientCapabilities = {
+  fs: { readTextFile: false, writeTextFile: false },
+  terminal: false,
+  _meta: { terminal_output: true },
+};
 
-try {
-  await app.connectWith(createHttpStream(url), async (agent) => {
-    await agent.request(methods.agent.initialize, {
-      protocolVersion: 1,
-      clientCapabilities: {
-        fs: { readTextFile: false, writeTextFile: false },
-        terminal: false,
-        _meta: { terminal_output: true },
-      },
-      clientInfo: { name: "acpbridge-live", version: "1" },
-    });
-    const session = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    const result = await agent.request(methods.agent.session.prompt, {
-      sessionId: session.sessionId,
-      prompt: [{ type: "text", text: prompt }],
-    });
-    summary.stopReason = result.stopReason;
+await drive({ app, url, name: "live", summary, clientCapabilities, seconds: 60 }, async (agent) => {
+  const session = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  const result = await agent.request(methods.agent.session.prompt, {
+    sessionId: session.sessionId,
+    prompt: [{ type: "text", text: prompt }],
   });
-} catch (err) {
-  console.error("live: failed:", err?.stack ?? err, JSON.stringify(summary));
-  process.exit(1);
-}
-clearTimeout(timer);
-console.log(JSON.stringify(summary));
+  summary.stopReason = result.stopReason;
+});

@@ -9,7 +9,7 @@
 // Usage: node native.mjs URL CWD HELLO_PROMPT ALLOW_PROMPT SLOW_PROMPT
 // Prints one JSON summary line on stdout; exits non-zero on any failure.
 import { client, methods } from "@agentclientprotocol/sdk";
-import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { drive } from "./drive.mjs";
 
 const [url, cwd, hello, allow, slow] = process.argv.slice(2);
 if (!url || !cwd || !hello || !allow || !slow) {
@@ -39,11 +39,6 @@ const app = client({ name: "acpbridge-native" })
     }
     return { outcome: { outcome: "selected", optionId: option.optionId } };
   });
-
-const timer = setTimeout(() => {
-  console.error("native: timed out after 120s", JSON.stringify(summary));
-  process.exit(1);
-}, 120_000);
 
 // run sends one prompt; cancel, when set, sends session/cancel at the
 // turn's first agent text.
@@ -79,23 +74,13 @@ async function run(agent, sessionId, prompt, cancel) {
   onText = null;
 }
 
-try {
-  await app.connectWith(createHttpStream(url), async (agent) => {
-    const init = await agent.request(methods.agent.initialize, {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      clientInfo: { name: "acpbridge-native", version: "1" },
-    });
-    summary.agent = init.agentInfo?.name ?? null;
-    const session = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    summary.sessionId = session.sessionId;
-    await run(agent, session.sessionId, hello, false);
-    await run(agent, session.sessionId, allow, false);
-    await run(agent, session.sessionId, slow, true);
-  });
-} catch (err) {
-  console.error("native: failed:", err?.stack ?? err, JSON.stringify(summary));
-  process.exit(1);
-}
-clearTimeout(timer);
-console.log(JSON.stringify(summary));
+const clientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
+
+await drive({ app, url, name: "native", summary, clientCapabilities, seconds: 120 }, async (agent, init) => {
+  summary.agent = init.agentInfo?.name ?? null;
+  const session = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  summary.sessionId = session.sessionId;
+  await run(agent, session.sessionId, hello, false);
+  await run(agent, session.sessionId, allow, false);
+  await run(agent, session.sessionId, slow, true);
+});
