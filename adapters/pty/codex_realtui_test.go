@@ -33,6 +33,11 @@ screen_reader_detection_done = true
 "gpt-5.5" = "gpt-6-sol"
 `
 
+// detachCommand starts a process in a session of its own, detached from
+// every pipe and from the terminal, as a tool that daemonises does: it
+// escapes the agent's process group and outlives a command that has ended.
+const detachCommand = "setsid sleep 613 </dev/null >/dev/null 2>&1 & echo daemon-started"
+
 func codexTUIScenario() *modelserver.Scenario {
 	shell := func(cmd string) modelserver.Block {
 		in, _ := json.Marshal(map[string]string{"command": cmd, "sandbox_permissions": "require_escalated", "justification": "make a file"})
@@ -47,6 +52,8 @@ func codexTUIScenario() *modelserver.Scenario {
 			{Match: "stream slowly", DeltaDelayMS: 20, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
 				Text: strings.Repeat("slow words ", 300), Deltas: 300}}},
 			{Match: "back again", Blocks: []modelserver.Block{modelserver.Text("Back after the cancel.")}},
+			{Match: "start a daemon", Blocks: []modelserver.Block{shell(detachCommand)}},
+			{Match: "daemon-started", Blocks: []modelserver.Block{modelserver.Text("Started.")}},
 		},
 		Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Done.")}},
 	}
@@ -173,7 +180,11 @@ func TestRealCodexTUI(t *testing.T) {
 		}
 	})
 
-	waitForDaemon(t, env.Home)
+	t.Run("a command leaves a daemon", func(t *testing.T) {
+		turn(t, "start a daemon", "Yes, proceed")
+		waitForDetached(t, env.Home)
+	})
+
 	if err := s.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
@@ -203,8 +214,7 @@ func checkCodexAsked(t *testing.T, c *client, title string) {
 }
 
 // codexProcs lists the live processes (pid and command line) whose
-// environment has CODEX_HOME=home: the TUI, its app-server daemon, and
-// whatever they run.
+// environment has CODEX_HOME=home: the TUI and whatever it runs.
 func codexProcs(home string) []string {
 	want := []byte("CODEX_HOME=" + home + "\x00")
 	ents, _ := os.ReadDir("/proc")
@@ -235,18 +245,19 @@ func running(pid int) bool {
 }
 
 // TestRealCodexTUICrashLeavesNoDaemon kills the Codex TUI from outside, as
-// a crash would: its app-server daemon, in a session of its own, outlives
-// such a TUI by itself; the session's end must take it too.
+// a crash would, after a command of its has left a daemon in a session of
+// its own: such a daemon outlives the TUI by itself, and the end of the
+// TUI's output must come only once it is gone too.
 func TestRealCodexTUICrashLeavesNoDaemon(t *testing.T) {
-	c := newClient(nil)
+	c := newClient(choose("Yes, proceed"))
 	s, _, env := codexTUI(t, c)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	if stop, err := prompt(t, ctx, s, "say hi"); err != nil || stop != acp.StopReasonEndTurn {
+	if stop, err := prompt(t, ctx, s, "start a daemon"); err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
 	}
 	inner := s.(*closer).session
-	waitForDaemon(t, env.Home)
+	waitForDetached(t, env.Home)
 	if err := syscall.Kill(inner.proc.Pid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -261,17 +272,22 @@ func TestRealCodexTUICrashLeavesNoDaemon(t *testing.T) {
 	s.Close()
 }
 
-// waitForDaemon waits for Codex's app-server daemon beside the TUI. Codex
-// starts it in the background, and it may come after the first reply;
-// nothing says when, so /proc is looked at.
-func waitForDaemon(t *testing.T, home string) {
+// waitForDetached waits for the process detachCommand left. It is there
+// once the command has printed, but Codex may report the command's end
+// before the shell's background job has exec'd; /proc is looked at.
+func waitForDetached(t *testing.T, home string) {
 	t.Helper()
-	procs := codexProcs(home)
-	for wait := time.Now().Add(20 * time.Second); len(procs) < 2 && time.Now().Before(wait); {
-		time.Sleep(50 * time.Millisecond)
-		procs = codexProcs(home)
+	has := func() bool {
+		for _, p := range codexProcs(home) {
+			if strings.Contains(p, " sleep 613") {
+				return true
+			}
+		}
+		return false
 	}
-	if len(procs) < 2 {
-		t.Fatalf("Codex runs as %v: no app-server daemon beside the TUI, the test would prove nothing", procs)
+	for wait := time.Now().Add(10 * time.Second); !has(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(wait) {
+			t.Fatalf("no detached process among %v: the test would prove nothing", codexProcs(home))
+		}
 	}
 }

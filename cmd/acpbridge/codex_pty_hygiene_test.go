@@ -21,15 +21,19 @@ import (
 // TestCodexTUIShutdownLeavesNoProcess runs `acpbridge pty -- codex` (the
 // built-in codex profile, the real Codex TUI offline) and stops the bridge
 // in the middle of a streaming turn, by stdin EOF, SIGTERM and SIGINT.
-// Codex's TUI starts an app-server daemon in a session of its own that
-// outlives the TUI when nothing else stops it; neither may survive the
-// bridge.
+// Before the stop, a command Codex ran has left a daemon in a session of
+// its own, which outlives the TUI when nothing else stops it; neither may
+// survive the bridge.
 func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 	bin := codexenv.Require(t)
 	for _, tt := range stopWays {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := modelserver.New(&modelserver.Scenario{Turns: []modelserver.Turn{
 				{Match: "say hi", Blocks: []modelserver.Block{modelserver.Text("Hello.")}},
+				{Match: "start a daemon", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
+					Input: mustJSON(map[string]string{"command": "setsid sleep 613 </dev/null >/dev/null 2>&1 & echo daemon-started",
+						"sandbox_permissions": "require_escalated", "justification": "start a daemon"})}}},
+				{Match: "daemon-started", Blocks: []modelserver.Block{modelserver.Text("Started.")}},
 				{Match: "stream slowly", DeltaDelayMS: 20, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
 					Text: strings.Repeat("slow words ", 300), Deltas: 300}}},
 			}}, modelserver.Options{})
@@ -38,6 +42,12 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			env, err := codexenv.New(t.TempDir(), url, "\n[tui]\nscreen_reader_detection_done = true\n\n[notice.model_migrations]\n\"gpt-5.5\" = \"gpt-6-sol\"\n")
 			if err != nil {
 				t.Fatal(err)
+			}
+			// A git folder, which Codex asks to trust (the profile says
+			// yes); in one it does not trust, the command would run
+			// sandboxed.
+			if out, err := exec.Command("git", "init", "-q", env.Dir).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v: %s", err, out)
 			}
 			cmd := exec.Command(binPath, "--log-level", "debug", "--log-format", "json", "pty", "--", bin)
 			cmd.Env = append(append(os.Environ(), env.Vars...), "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")
@@ -69,19 +79,34 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
+			// A command that leaves a daemon behind, allowed.
+			b.send(`{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"start a daemon"}]}}`)
+			asked := false
+			res = until("the daemon turn's end", func(m map[string]any) bool {
+				if m["method"] == "session/request_permission" {
+					asked = true
+					b.send(`{"jsonrpc":"2.0","id":` + string(mustJSON(m["id"])) + `,"result":{"outcome":{"outcome":"selected","optionId":` +
+						string(mustJSON(optionNamed(t, m, "Yes, proceed"))) + `}}}`)
+				}
+				return m["id"] == float64(5)
+			})
+			if r, _ := res["result"].(map[string]any); r["stopReason"] != "end_turn" {
+				t.Fatalf("daemon turn = %v, want end_turn", res)
+			}
+			if !asked {
+				t.Fatal("Codex ran the command without asking")
+			}
 			b.send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"stream slowly"}]}}`)
 			until("reply text", func(m map[string]any) bool {
 				return m["method"] == "session/update" && strings.Contains(string(mustJSON(m)), "agent_message_chunk")
 			})
-			// Codex starts its daemon in the background: it may come
-			// after the first reply. Nothing says when; /proc is looked at.
-			before := codexProcesses(env.Home, cmd.Process.Pid)
-			for wait := time.Now().Add(20 * time.Second); len(before) < 2 && time.Now().Before(wait); {
-				time.Sleep(50 * time.Millisecond)
-				before = codexProcesses(env.Home, cmd.Process.Pid)
-			}
-			if len(before) < 2 {
-				t.Fatalf("Codex runs as %v: no app-server daemon beside the TUI, the test would prove nothing", before)
+			// The shell's background job may exec after Codex has seen the
+			// command end; /proc is looked at.
+			for wait := time.Now().Add(10 * time.Second); !strings.Contains(strings.Join(codexProcesses(env.Home, cmd.Process.Pid), "\n"), " sleep 613"); {
+				if time.Now().After(wait) {
+					t.Fatalf("no detached process among %v: the test would prove nothing", codexProcesses(env.Home, cmd.Process.Pid))
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
 
 			start := time.Now()
@@ -100,14 +125,30 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 	}
 }
 
+// optionNamed is the optionId of the permission request's option called
+// name.
+func optionNamed(t *testing.T, ask map[string]any, name string) string {
+	t.Helper()
+	params, _ := ask["params"].(map[string]any)
+	opts, _ := params["options"].([]any)
+	for _, o := range opts {
+		if o, _ := o.(map[string]any); o["name"] == name {
+			id, _ := o["optionId"].(string)
+			return id
+		}
+	}
+	t.Fatalf("no option %q in %v", name, ask)
+	return ""
+}
+
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
 
 // codexProcesses lists the live processes (pid and command line) whose
-// environment has CODEX_HOME=home, but not, the bridge's: the TUI, its
-// app-server daemon and whatever they run.
+// environment has CODEX_HOME=home, but not, the bridge's: the TUI and
+// whatever it runs.
 func codexProcesses(home string, bridge int) []string {
 	want := []byte("CODEX_HOME=" + home + "\x00")
 	ents, _ := os.ReadDir("/proc")

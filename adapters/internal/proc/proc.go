@@ -112,6 +112,7 @@ type osProc struct {
 
 func (p *osProc) init() {
 	p.done = make(chan struct{})
+	p.out.ended = p.done
 	p.released = make(chan struct{})
 	p.hurry = make(chan struct{})
 }
@@ -280,10 +281,13 @@ type NowReader interface {
 
 // output is the read side of the agent's stdout (a pipe or a PTY master).
 // EIO from a PTY master whose child side has closed, and reads after the
-// reaper closed the file, are reported as io.EOF.
+// reaper closed the file, are reported as io.EOF, and not before the
+// reaper has ended everything the agent started: a daemon that does not
+// hold the terminal outlives the output's own end.
 type output struct {
 	f       io.ReadCloser
-	eof     chan struct{} // closed when a Read has returned io.EOF
+	ended   <-chan struct{} // closed when the agent's tree is gone; set by init
+	eof     chan struct{}   // closed when a Read has met the end
 	eofOnce sync.Once
 	clOnce  sync.Once
 }
@@ -300,6 +304,9 @@ func (o *output) seen(err error) error {
 	if err != nil && (err == io.EOF || errors.Is(err, os.ErrClosed) || isEIO(err)) {
 		err = io.EOF
 		o.eofOnce.Do(func() { close(o.eof) })
+		if o.ended != nil {
+			<-o.ended
+		}
 	}
 	return err
 }

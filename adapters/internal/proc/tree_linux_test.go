@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -114,4 +115,40 @@ func TestAdoptedOrphansAreReaped(t *testing.T) {
 		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(tool) + "/stat")
 		t.Errorf("tool %d is still there (%v): %s", tool, err, stat)
 	}
+}
+
+// A TUI's daemon does not hold the terminal: the PTY reads EIO as soon as
+// the TUI dies, while the daemon still runs. The agent's output must not
+// end before the daemon has: a reader takes the end of the output as the
+// end of everything the agent started (the Codex TUI's app-server, and the
+// notify hook it spawns, outlived the output by a moment).
+func TestPTYOutputEndsAfterTheDaemon(t *testing.T) {
+	requirePTY(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startPTY(t, proc.Spec{
+		Name: "fake", Path: exe, Env: []string{roleEnv + "=agent"},
+		Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel),
+		Grace:  200 * time.Millisecond,
+	})
+	r := bufio.NewReader(p.Stdout())
+	tool, err := strconv.Atoi(readLine(t, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(tool, syscall.SIGKILL) })
+	// Hold the daemon up as a tool that takes a while to die would, so that
+	// a reader racing the reaper loses every time.
+	if err := syscall.Kill(tool, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(p.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		t.Fatalf("reading to the end: %v", err)
+	}
+	requirePidGone(t, tool)
 }
