@@ -510,9 +510,6 @@ func TestCancelDeafAgent(t *testing.T) {
 	}
 }
 
-// A TUI that draws its idle screen before its start-up dialog (Gemini CLI
-// asks to trust a new folder that way) gets the dialog answered, not the
-// prompt typed into it, when the profile's start_quiet outlasts the gap.
 // TestIdleButBusyAtStart: an agent whose ready-looking input box shows
 // while it still says it is busy (Gemini CLI's "Initializing... Prompts
 // will be queued.") is not prompted until the busy line has gone.
@@ -529,6 +526,9 @@ func TestIdleButBusyAtStart(t *testing.T) {
 	}
 }
 
+// A TUI that draws its idle screen before its start-up dialog (Gemini CLI
+// asks to trust a new folder that way) gets the dialog answered, not the
+// prompt typed into it, when the profile's start_quiet outlasts the gap.
 func TestStartupDialogAfterIdleScreen(t *testing.T) {
 	t.Parallel()
 	p, err := FindProfile("faketui", "")
@@ -539,6 +539,31 @@ func TestStartupDialogAfterIdleScreen(t *testing.T) {
 	q.StartQuiet = Duration(2 * time.Second)
 	c := newClient(nil)
 	s := fakeSession(t, &q, c, "-late-trust", "300ms")
+	stop, err := prompt(t, deadline(t), s, "hello")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got := c.text(); !strings.Contains(got, "You said: hello") {
+		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
+	}
+}
+
+// A TUI that draws its idle input box and then reads nothing for a while
+// (Gemini CLI restarting after its trust dialog, under load) leaves the
+// screen idle and quiet after the prompt's Enter: that is not the prompt
+// taken. It reads the paste and the Enter in one go and takes the Enter as
+// more of the paste, so the Enter is typed again until the screen shows
+// the prompt was taken.
+func TestSubmitToATUINotReadingYet(t *testing.T) {
+	t.Parallel()
+	p, err := FindProfile("faketui", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := *p
+	q.SubmitDelay = Duration(100 * time.Millisecond)
+	c := newClient(nil)
+	s := fakeSession(t, &q, c, "-deaf-start", "700ms", "-paste-eats-enter")
 	stop, err := prompt(t, deadline(t), s, "hello")
 	if err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)

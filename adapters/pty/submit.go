@@ -13,7 +13,10 @@ import (
 // paste now and then (Gemini CLI does, right after a turn): when the
 // screen is then neither idle, busy nor a dialog for a while, the prompt
 // still waits in the input box, and the submit keys are typed again (three
-// times at most; an empty input box ignores them).
+// times at most; an empty input box ignores them). A TUI that is not
+// reading its input yet (Gemini CLI restarting after its trust dialog)
+// leaves the screen unchanged: it reads the paste and the submit keys in
+// one go later and may take them the same way.
 func (s *session) typePrompt(ctx context.Context, prompt string, paste bool) error {
 	typed := s.typing(prompt, paste)
 	d := time.Duration(s.p.SubmitDelay)
@@ -28,10 +31,11 @@ func (s *session) typePrompt(ctx context.Context, prompt string, paste bool) err
 		if !s.pause(ctx, d) {
 			return nil // the turn sees the cancel and interrupts
 		}
+		before := s.scr.view().seq
 		if err := s.write(submit); err != nil {
 			return err
 		}
-		if try == 3 || s.submitted(ctx, 4*d) {
+		if try == 3 || s.submitted(ctx, 4*d, before) {
 			return nil
 		}
 		s.log.Debug().Msg("the prompt is still in the input box: submitting again")
@@ -53,14 +57,16 @@ func (s *session) pause(ctx context.Context, d time.Duration) bool {
 // submitted waits, for at most d, for a screen that shows the prompt was
 // taken: busy, or a dialog, or idle again once the screen has been quiet
 // for the profile's window (a TUI still starting up redraws its input box
-// empty, then with the text typed into it).
-func (s *session) submitted(ctx context.Context, d time.Duration) bool {
+// empty, then with the text typed into it). An idle screen counts only if
+// it has been drawn since the submit keys (seq before): one that never
+// changed is a TUI that has not read them yet.
+func (s *session) submitted(ctx context.Context, d time.Duration, before uint64) bool {
 	limit := time.NewTimer(d)
 	defer limit.Stop()
 	for {
 		v := s.scr.view()
 		if (s.p.Busy.set() && s.p.Busy.MatchString(v.text)) || s.p.dialog(v.text) != nil ||
-			(s.p.idle(v.text) && s.quiet(v)) {
+			(v.seq != before && s.p.idle(v.text) && s.quiet(v)) {
 			return true
 		}
 		select {
