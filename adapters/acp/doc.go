@@ -52,7 +52,10 @@
 // Cancel: session/cancel reaches the agent as soon as the editor sends it
 // (the bridge preempts it). If the agent has not answered the prompt within
 // Options.CancelGrace, the agent is killed, its output is drained, and the
-// bridge answers "cancelled": nothing of the turn follows the answer.
+// bridge answers "cancelled": nothing of the turn follows the answer. A
+// session/cancel with no turn running reaches the agent too (ACP's cancel
+// is for the session's ongoing operations, whatever they are), written off
+// the editor's read loop and ahead of what the session is sent next.
 //
 // Death: when the agent exits, every open request to it is answered with an
 // error naming the agent, its exit status and the tail of its stderr. The

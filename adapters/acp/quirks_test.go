@@ -269,6 +269,36 @@ func TestCancelReachesAgentUnchanged(t *testing.T) {
 	}
 }
 
+// TestCancelOutsideTurnReachesAgent: ACP's session/cancel cancels the
+// session's ongoing operations, not only a turn, and an agent may get it at
+// any time (an editor's cancel racing the turn's end, or withdrawing what
+// the agent has pending). With no turn running it still reaches the
+// session's agent, params unchanged, and before the prompt the editor sent
+// after it, which it must not cancel.
+func TestCancelOutsideTurnReachesAgent(t *testing.T) {
+	t.Parallel()
+	e := start(t, options{})
+	sid := e.open(nil)
+	drain(e.toAgent)
+	sent := map[string]any{"sessionId": sid, "_meta": map[string]any{"reason": "withdraw"}, "x-future": 1}
+	e.notify("session/cancel", sent)
+	if got := stopReason(t, e.call("session/prompt", prompt(sid, "hello"))); got != "end_turn" {
+		t.Fatalf("the prompt after the cancel ended %q, want end_turn", got)
+	}
+	want, _ := json.Marshal(sent)
+	select {
+	case got := <-e.cancels:
+		if !jsonEqual(got, want) {
+			t.Errorf("agent got session/cancel %s, want %s", got, want)
+		}
+	default:
+		t.Fatal("no session/cancel reached the agent")
+	}
+	if m := drain(e.toAgent); len(m) < 2 || m[0] != "session/cancel" || m[1] != "session/prompt" {
+		t.Errorf("the agent was sent %q, want session/cancel before session/prompt", m)
+	}
+}
+
 // configOption is a select config option as the editor sees it.
 type configOption struct {
 	ID           string `json:"id"`
