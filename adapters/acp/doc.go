@@ -81,7 +81,9 @@
 //     in_progress before its permission is answered (opencode) is put back
 //     to pending and its in_progress held until then, exact repeats
 //     dropped; "Info: "/"Warning: " text right after a rejection (Copilot
-//     CLI) becomes a notice, or is dropped for editors without notices.
+//     CLI) becomes a notice, or is dropped for editors without notices;
+//     an available_commands_update equal to the session's last one (Qwen
+//     Code) is dropped.
 //   - modes.go: configOptions are synthesised from modes and models
 //     (Gemini CLI), served with session/set_mode and session/set_model and
 //     kept in step with current_mode_update; modes are synthesised from a

@@ -525,3 +525,41 @@ func TestLoadWithheld(t *testing.T) {
 		t.Errorf("the re-attach sent session/load: %v", m)
 	}
 }
+
+// TestRepeatedCommandsDropped: an available_commands_update equal to the
+// last one the session's editor got (Qwen Code repeats its list after
+// turns), key order aside, is dropped; a changed list passes, once.
+func TestRepeatedCommandsDropped(t *testing.T) {
+	t.Parallel()
+	e := start(t, options{})
+	sid := e.open(nil)
+	if got := stopReason(t, e.call("session/prompt", prompt(sid, "commands"))); got != "end_turn" {
+		t.Fatalf("stopReason %q", got)
+	}
+	lists := commandLists(e.notesSince(0))
+	want := []string{`[{"description":"say hello","name":"hello"}]`,
+		`[{"description":"say hello","name":"hello"},{"description":"say bye","name":"bye"}]`}
+	if !reflect.DeepEqual(lists, want) {
+		t.Errorf("the editor got command lists\n%s\nwant\n%s", strings.Join(lists, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// commandLists returns the availableCommands of each
+// available_commands_update among notes, in a canonical form (keys sorted).
+func commandLists(notes []frame) []string {
+	var out []string
+	for _, f := range notes {
+		var p struct {
+			Update struct {
+				Kind     string `json:"sessionUpdate"`
+				Commands any    `json:"availableCommands"`
+			} `json:"update"`
+		}
+		if f.Method != "session/update" || json.Unmarshal(f.Params, &p) != nil || p.Update.Kind != "available_commands_update" {
+			continue
+		}
+		b, _ := json.Marshal(p.Update.Commands)
+		out = append(out, string(b))
+	}
+	return out
+}
