@@ -27,7 +27,11 @@
 // authenticate, extension methods) run in a control agent that serves no
 // session, one per login, started when the first arrives: under acpbridge
 // serve, one HTTP client's authenticate never answers another's
-// session/list. A session may take over a control agent too.
+// session/list. A session may take over a control agent too. At most
+// Options.MaxIdleFree agents serving no session wait idle (the least
+// recently used is stopped first, never the one from initialize), and one
+// idle for Options.FreeIdleTimeout is stopped, the one from initialize
+// too; one with a request under way is never stopped.
 //
 // Capabilities: the editor is offered what the agent advertised, plus
 // sessionCapabilities.close, which the bridge serves itself by stopping the
