@@ -59,10 +59,10 @@ func emptyChunk(params json.RawMessage) bool {
 
 // commandList is an available_commands_update's update in a canonical
 // form (keys sorted, insignificant space gone), to tell a repeat of the
-// session's last list: Qwen Code sends its unchanged list again after turns
-// and during the first tool call, and a client rebuilds its command menu
-// for each. nil when the params do not decode: such an update is passed
-// on as it is.
+// session's last list: Qwen Code sends its unchanged list again whenever
+// it reloads its commands, Copilot CLI at the first prompt, and a client
+// rebuilds its command menu for each. nil when the params do not decode:
+// such an update is passed on as it is.
 func commandList(params json.RawMessage) []byte {
 	var p struct {
 		Update json.RawMessage `json:"update"`
