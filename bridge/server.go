@@ -194,7 +194,7 @@ func (s *Server) newConnection(log zerolog.Logger) *connection {
 
 // preempt handles session/cancel in the read loop, ahead of any queued work,
 // so a cancel can never wait behind the prompt it cancels. It must not block.
-func (c *connection) preempt(_ context.Context, req *jsonrpc.Request) bool {
+func (c *connection) preempt(ctx context.Context, req *jsonrpc.Request) bool {
 	<-c.ready // closed right after NewConn returns: a wait of microseconds at most
 	if req.Method != acp.MethodSessionCancel || req.IsCall() {
 		return false
@@ -205,7 +205,9 @@ func (c *connection) preempt(_ context.Context, req *jsonrpc.Request) bool {
 		return true
 	}
 	if s := c.session(n.SessionID); s != nil {
-		s.cancelBy(req.Params)
+		if s.cancelBy(req.Params) == nil {
+			s.cancelIdle(ctx, req.Params)
+		}
 	} else {
 		c.log.Debug().Str("session", string(n.SessionID)).Msg("session/cancel for unknown session ignored")
 	}

@@ -46,6 +46,23 @@ func (s *session) cancelBy(params json.RawMessage) *turn {
 	return t
 }
 
+// cancelIdle passes a session/cancel that found no turn running to an
+// agent that speaks ACP itself: ACP's cancel is for the session's ongoing
+// operations, which need not be a turn (a cancel racing the turn's answer,
+// or one withdrawing what the agent has pending), and the agent may get it
+// at any time. The bridge runs every turn of the other adapters, so for
+// them nothing is under way and nothing is sent. It runs in the read loop:
+// RawSession.Notify of session/cancel does not block.
+func (s *session) cancelIdle(ctx context.Context, params json.RawMessage) {
+	rs, ok := s.impl.(acp.RawSession)
+	if !ok {
+		return
+	}
+	if err := rs.Notify(ctx, acp.MethodSessionCancel, params); err != nil {
+		s.client.log.Debug().Err(err).Msg("forwarding session/cancel with no turn running")
+	}
+}
+
 // close cancels the turn, closes the adapter's session and waits for the turn
 // to finish, so no update of it can be written afterwards.
 func (s *session) close() {

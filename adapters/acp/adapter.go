@@ -20,6 +20,15 @@ import (
 // answer before the bridge answers "cancelled" and stops the agent.
 const DefaultCancelGrace = 2 * time.Second
 
+// DefaultMaxIdleFree is how many agents serving no session may wait idle
+// at once: under acpbridge serve each client login has its own, and a few
+// cover the clients working at a time.
+const DefaultMaxIdleFree = 4
+
+// DefaultFreeIdleTimeout is how long an agent serving no session may wait
+// idle before it is stopped.
+const DefaultFreeIdleTimeout = 10 * time.Minute
+
 // Options configure an Adapter.
 type Options struct {
 	// Name labels the agent in logs, errors and agentInfo when the agent
@@ -38,6 +47,16 @@ type Options struct {
 	// StopGrace is each step of stopping the agent (close stdin, SIGTERM,
 	// SIGKILL); 0 means proc's default.
 	StopGrace time.Duration
+	// MaxIdleFree bounds the idle agents serving no session (one per
+	// login, for session/list, authenticate and extension methods; see
+	// free.go): past it the least recently used is stopped, but never the
+	// one started at initialize for the first session to take over
+	// (default DefaultMaxIdleFree).
+	MaxIdleFree int
+	// FreeIdleTimeout stops an agent serving no session, the one started
+	// at initialize included, once it has been idle that long (default
+	// DefaultFreeIdleTimeout; negative: never).
+	FreeIdleTimeout time.Duration
 	// Logger receives diagnostics; the zero value discards them.
 	Logger zerolog.Logger
 	// Trace, if set, receives every line written to (true) or read from
@@ -70,8 +89,13 @@ type Adapter struct {
 	free map[string]*agentConn
 	// auth is the last successful authenticate of any editor, for callers
 	// whose client does not say its own login (the bridge's does).
-	auth  json.RawMessage
-	stops sync.WaitGroup // stops of agents dropped from free
+	auth json.RawMessage
+	// sweep fires when the longest idle free agent reaches
+	// FreeIdleTimeout; nil when none waits. A pending sweep counts in
+	// stops until it has run or been stopped.
+	sweep  *time.Timer
+	closed bool           // set by Close: nothing is filed or swept after
+	stops  sync.WaitGroup // stops of agents dropped from free, and the sweep
 }
 
 // agentCaps is what the bridge itself needs of the agent's capabilities.
@@ -90,6 +114,12 @@ func New(o Options) *Adapter {
 	}
 	if o.CancelGrace <= 0 {
 		o.CancelGrace = DefaultCancelGrace
+	}
+	if o.MaxIdleFree <= 0 {
+		o.MaxIdleFree = DefaultMaxIdleFree
+	}
+	if o.FreeIdleTimeout == 0 {
+		o.FreeIdleTimeout = DefaultFreeIdleTimeout
 	}
 	if o.Launch == nil {
 		o.Launch = proc.Start
@@ -183,6 +213,7 @@ func (a *Adapter) Initialize(ctx context.Context, params json.RawMessage) (json.
 		return nil, fmt.Errorf("reading %s's initialize answer: %w", a.opts.Name, err)
 	}
 	a.init, a.caps = out, caps
+	c.kept = true
 	a.putLocked(c)
 	return out, nil
 }
@@ -286,6 +317,10 @@ func (a *Adapter) Close() error {
 	a.initMu.Lock()
 	all := a.free
 	a.free = make(map[string]*agentConn)
+	a.closed = true
+	if a.sweep != nil && a.sweep.Stop() {
+		a.stops.Done() // it will not run
+	}
 	a.initMu.Unlock()
 	var (
 		mu   sync.Mutex

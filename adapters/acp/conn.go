@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -59,11 +60,15 @@ type agentConn struct {
 	// initParams are the initialize params the process was given, and
 	// login the authenticate params it holds ("" none): a session may take
 	// the process over only when both are its own. busy counts the
-	// requests that name no session under way on it. All three are
-	// guarded by the Adapter's initMu.
+	// requests that name no session under way on it, idle is when the
+	// last of them ended (or it was filed as free), and kept marks the
+	// process started at initialize, for the first session to take over.
+	// All are guarded by the Adapter's initMu.
 	initParams json.RawMessage
 	login      string
 	busy       int
+	idle       time.Time
+	kept       bool
 }
 
 // clientBox holds an acp.RawClient for atomic.Pointer.

@@ -27,7 +27,11 @@
 // authenticate, extension methods) run in a control agent that serves no
 // session, one per login, started when the first arrives: under acpbridge
 // serve, one HTTP client's authenticate never answers another's
-// session/list. A session may take over a control agent too.
+// session/list. A session may take over a control agent too. At most
+// Options.MaxIdleFree agents serving no session wait idle (the least
+// recently used is stopped first, never the one from initialize), and one
+// idle for Options.FreeIdleTimeout is stopped, the one from initialize
+// too; one with a request under way is never stopped.
 //
 // Capabilities: the editor is offered what the agent advertised, plus
 // sessionCapabilities.close, which the bridge serves itself by stopping the
@@ -52,7 +56,10 @@
 // Cancel: session/cancel reaches the agent as soon as the editor sends it
 // (the bridge preempts it). If the agent has not answered the prompt within
 // Options.CancelGrace, the agent is killed, its output is drained, and the
-// bridge answers "cancelled": nothing of the turn follows the answer.
+// bridge answers "cancelled": nothing of the turn follows the answer. A
+// session/cancel with no turn running reaches the agent too (ACP's cancel
+// is for the session's ongoing operations, whatever they are), written off
+// the editor's read loop and ahead of what the session is sent next.
 //
 // Death: when the agent exits, every open request to it is answered with an
 // error naming the agent, its exit status and the tail of its stderr. The
@@ -78,7 +85,9 @@
 //     in_progress before its permission is answered (opencode) is put back
 //     to pending and its in_progress held until then, exact repeats
 //     dropped; "Info: "/"Warning: " text right after a rejection (Copilot
-//     CLI) becomes a notice, or is dropped for editors without notices.
+//     CLI) becomes a notice, or is dropped for editors without notices;
+//     an available_commands_update equal to the session's last one (Qwen
+//     Code) is dropped.
 //   - modes.go: configOptions are synthesised from modes and models
 //     (Gemini CLI), served with session/set_mode and session/set_model and
 //     kept in step with current_mode_update; modes are synthesised from a

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
@@ -17,19 +19,87 @@ import (
 // session has taken a process over, that process is the session's alone:
 // stopping it touches nothing else, and the next request naming no session
 // starts a control agent of its own.
+//
+// Under acpbridge serve every client login gets its own control agent, and
+// they would pile up until the bridge exits: so at most
+// Options.MaxIdleFree of them wait idle (the least recently used is
+// stopped first; the one started at initialize is left for the first
+// session, as long as it is not idle past the timeout), and one idle for
+// Options.FreeIdleTimeout is stopped. One with a request under way
+// (busy) is never stopped.
 
 // putLocked files c as the free agent of its login. A running one already
 // there is kept (requests may be under way on it) and c is stopped in the
 // background; a dead one is replaced. The caller holds initMu.
 func (a *Adapter) putLocked(c *agentConn) {
+	if a.closed {
+		a.stopLater(c)
+		return
+	}
 	if old := a.free[c.login]; old != nil && old != c {
 		if old.err() == nil {
 			a.stopLater(c)
 			return
 		}
+		delete(a.free, old.login)
 		a.stopLater(old)
 	}
+	c.idle = time.Now()
 	a.free[c.login] = c
+	a.trimLocked()
+}
+
+// trimLocked stops the free agents idle past FreeIdleTimeout, then the
+// least recently used idle ones past MaxIdleFree, and sets the sweep for
+// the next to reach the timeout. The caller holds initMu.
+func (a *Adapter) trimLocked() {
+	now := time.Now()
+	var idle []*agentConn
+	for k, c := range a.free {
+		switch {
+		case c.err() != nil:
+			delete(a.free, k)
+			a.stopLater(c) // reaps it
+		case c.busy > 0:
+		case a.opts.FreeIdleTimeout > 0 && now.Sub(c.idle) >= a.opts.FreeIdleTimeout:
+			a.opts.Logger.Debug().Str("adapter", a.opts.Name).Int("pid", c.p.Pid()).Msg("stopping an agent idle past the timeout, serving no session")
+			delete(a.free, k)
+			a.stopLater(c)
+		default:
+			idle = append(idle, c)
+		}
+	}
+	slices.SortFunc(idle, func(x, y *agentConn) int { return x.idle.Compare(y.idle) })
+	for n := len(idle); n > a.opts.MaxIdleFree; n-- {
+		i := slices.IndexFunc(idle, func(c *agentConn) bool { return !c.kept })
+		if i < 0 {
+			break
+		}
+		c := idle[i]
+		idle = slices.Delete(idle, i, i+1)
+		a.opts.Logger.Debug().Str("adapter", a.opts.Name).Int("pid", c.p.Pid()).Msg("stopping the least recently used agent serving no session")
+		delete(a.free, c.login)
+		a.stopLater(c)
+	}
+	if a.sweep != nil && a.sweep.Stop() {
+		a.stops.Done() // it will not run
+	}
+	a.sweep = nil
+	if a.opts.FreeIdleTimeout > 0 && len(idle) > 0 {
+		// idle is sorted: the first reaches the timeout first.
+		a.stops.Add(1)
+		a.sweep = time.AfterFunc(idle[0].idle.Add(a.opts.FreeIdleTimeout).Sub(now), a.sweepNow)
+	}
+}
+
+// sweepNow is the sweep timer's: it runs trimLocked.
+func (a *Adapter) sweepNow() {
+	defer a.stops.Done()
+	a.initMu.Lock()
+	defer a.initMu.Unlock()
+	if !a.closed {
+		a.trimLocked()
+	}
 }
 
 // stopLater stops c off the caller's path; Close waits for it.
@@ -71,8 +141,14 @@ func (a *Adapter) control(ctx context.Context, rc acp.RawClient) (*agentConn, er
 
 func (a *Adapter) release(c *agentConn) {
 	a.initMu.Lock()
+	defer a.initMu.Unlock()
 	c.busy--
-	a.initMu.Unlock()
+	if c.busy == 0 {
+		c.idle = time.Now()
+		if a.free[c.login] == c {
+			a.trimLocked()
+		}
+	}
 }
 
 // relogin runs authenticate or logout on a free agent no other request is

@@ -57,6 +57,32 @@ func emptyChunk(params json.RawMessage) bool {
 	return false
 }
 
+// commandList is an available_commands_update's update in a canonical
+// form (keys sorted, insignificant space gone), to tell a repeat of the
+// session's last list: Qwen Code sends its unchanged list again whenever
+// it reloads its commands, Copilot CLI at the first prompt, and a client
+// rebuilds its command menu for each. nil when the params do not decode:
+// such an update is passed on as it is.
+func commandList(params json.RawMessage) []byte {
+	var p struct {
+		Update json.RawMessage `json:"update"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(p.Update))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return nil
+	}
+	out, err := json.Marshal(v) // map keys come out sorted
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
 // updateKindKey is the tail of the "sessionUpdate" key: searched from its
 // capital U, rarer in params than the quote or the s of the whole key, so
 // the search skips ahead in a few jumps (a fifth of the cost per update

@@ -3,6 +3,8 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
@@ -51,5 +53,48 @@ func TestUpdateKind(t *testing.T) {
 		if got := string(updateKind([]byte(tt.params))); got != tt.want {
 			t.Errorf("updateKind(%s) = %q, want %q", tt.params, got, tt.want)
 		}
+	}
+}
+
+// BenchmarkQuirkClientCommands is the cost of telling a repeated
+// available_commands_update, on Qwen Code's list of 51 commands (from its
+// recording): "repeat" is the same bytes again, as Qwen sends them,
+// "reordered" the same list in another key order, which is decoded.
+func BenchmarkQuirkClientCommands(b *testing.B) {
+	rec, err := os.ReadFile("../../fixtures/qwen/text.txtar")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var params json.RawMessage
+	for line := range strings.Lines(string(rec)) {
+		if strings.HasPrefix(line, "> ") && strings.Contains(line, `"available_commands_update"`) {
+			var m struct {
+				Params json.RawMessage `json:"params"`
+			}
+			if err := json.Unmarshal([]byte(line[2:]), &m); err != nil {
+				b.Fatal(err)
+			}
+			params = m.Params
+		}
+	}
+	if params == nil {
+		b.Fatal("no available_commands_update in the recording")
+	}
+	var v any
+	json.Unmarshal(params, &v)
+	reordered, _ := json.Marshal(v) // keys sorted: another order than Qwen's
+	ctx := context.Background()
+	for _, bb := range []struct {
+		name string
+		next json.RawMessage
+	}{{"repeat", params}, {"reordered", reordered}} {
+		b.Run(bb.name, func(b *testing.B) {
+			c := newQuirkClient(discard{})
+			c.NotifyRaw(ctx, acp.MethodSessionUpdate, params)
+			b.SetBytes(int64(len(bb.next)))
+			for b.Loop() {
+				c.NotifyRaw(ctx, acp.MethodSessionUpdate, bb.next)
+			}
+		})
 	}
 }

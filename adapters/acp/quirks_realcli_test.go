@@ -14,8 +14,9 @@ import (
 // offline, and checks what the editor gets where QUIRKS.md says the CLI
 // trips a client: both ways of offering the mode, a tool call announced
 // before it is asked about and shown pending while asked, a rejected call
-// ending failed, and no status line as agent text. Every frame is checked
-// against the ACP schema by the harness.
+// ending failed, no status line as agent text, and no command list sent
+// twice in a row (Qwen Code repeats it). Every frame is checked against the
+// ACP schema by the harness.
 func TestQuirksRealCLIs(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -24,11 +25,14 @@ func TestQuirksRealCLIs(t *testing.T) {
 		mode bool
 		// notice: the status line after the rejection, as a notice.
 		notice string
+		// refresh: a request that makes the agent send its unchanged
+		// available_commands_update again.
+		refresh string
 	}{
-		{"gemini", true, ""},
-		{"qwen", true, ""},
-		{"opencode", false, ""},
-		{"copilot", true, "Operation cancelled by user"},
+		{"gemini", true, "", ""},
+		{"qwen", true, "", "qwen/control/workspace/extensions/refresh"},
+		{"opencode", false, "", ""},
+		{"copilot", true, "Operation cancelled by user", ""},
 	} {
 		t.Run(tt.cli, func(t *testing.T) {
 			srv := modelserver.New(&modelserver.Scenario{
@@ -125,6 +129,26 @@ func TestQuirksRealCLIs(t *testing.T) {
 				if strings.HasPrefix(c, "Info: ") || strings.HasPrefix(c, "Warning: ") {
 					t.Errorf("status line as agent text: %q", c)
 				}
+			}
+
+			if tt.refresh != "" {
+				// Qwen Code sends its command list again, unchanged,
+				// when asked to refresh its extensions, before its
+				// answer.
+				if f := e.callOffSchema(tt.refresh, map[string]any{"sessionId": opened.SessionID}); f.Error != nil {
+					t.Fatalf("%s: %+v", tt.refresh, f.Error)
+				}
+			}
+			lists := commandLists(e.notesSince(0))
+			for i := 1; i < len(lists); i++ {
+				if lists[i] == lists[i-1] {
+					t.Errorf("the editor got the same command list twice in a row: %.200s...", lists[i])
+				}
+			}
+			t.Logf("%d command lists from the agent, %d to the editor", e.commandsFromAgent.Load(), len(lists))
+			if sent := int(e.commandsFromAgent.Load()); tt.refresh != "" && sent <= len(lists) {
+				t.Errorf("%s sent %d command lists, one of them again after %s, and the editor got %d; want fewer (or it no longer repeats: QUIRKS.md)",
+					tt.cli, sent, tt.refresh, len(lists))
 			}
 		})
 	}

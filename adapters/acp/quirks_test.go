@@ -269,6 +269,36 @@ func TestCancelReachesAgentUnchanged(t *testing.T) {
 	}
 }
 
+// TestCancelOutsideTurnReachesAgent: ACP's session/cancel cancels the
+// session's ongoing operations, not only a turn, and an agent may get it at
+// any time (an editor's cancel racing the turn's end, or withdrawing what
+// the agent has pending). With no turn running it still reaches the
+// session's agent, params unchanged, and before the prompt the editor sent
+// after it, which it must not cancel.
+func TestCancelOutsideTurnReachesAgent(t *testing.T) {
+	t.Parallel()
+	e := start(t, options{})
+	sid := e.open(nil)
+	drain(e.toAgent)
+	sent := map[string]any{"sessionId": sid, "_meta": map[string]any{"reason": "withdraw"}, "x-future": 1}
+	e.notify("session/cancel", sent)
+	if got := stopReason(t, e.call("session/prompt", prompt(sid, "hello"))); got != "end_turn" {
+		t.Fatalf("the prompt after the cancel ended %q, want end_turn", got)
+	}
+	want, _ := json.Marshal(sent)
+	select {
+	case got := <-e.cancels:
+		if !jsonEqual(got, want) {
+			t.Errorf("agent got session/cancel %s, want %s", got, want)
+		}
+	default:
+		t.Fatal("no session/cancel reached the agent")
+	}
+	if m := drain(e.toAgent); len(m) < 2 || m[0] != "session/cancel" || m[1] != "session/prompt" {
+		t.Errorf("the agent was sent %q, want session/cancel before session/prompt", m)
+	}
+}
+
 // configOption is a select config option as the editor sees it.
 type configOption struct {
 	ID           string `json:"id"`
@@ -494,4 +524,42 @@ func TestLoadWithheld(t *testing.T) {
 	if m := drain(e.toAgent); contains(m, "session/load") {
 		t.Errorf("the re-attach sent session/load: %v", m)
 	}
+}
+
+// TestRepeatedCommandsDropped: an available_commands_update equal to the
+// last one the session's editor got (Qwen Code repeats its list after
+// turns), key order aside, is dropped; a changed list passes, once.
+func TestRepeatedCommandsDropped(t *testing.T) {
+	t.Parallel()
+	e := start(t, options{})
+	sid := e.open(nil)
+	if got := stopReason(t, e.call("session/prompt", prompt(sid, "commands"))); got != "end_turn" {
+		t.Fatalf("stopReason %q", got)
+	}
+	lists := commandLists(e.notesSince(0))
+	want := []string{`[{"description":"say hello","name":"hello"}]`,
+		`[{"description":"say hello","name":"hello"},{"description":"say bye","name":"bye"}]`}
+	if !reflect.DeepEqual(lists, want) {
+		t.Errorf("the editor got command lists\n%s\nwant\n%s", strings.Join(lists, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// commandLists returns the availableCommands of each
+// available_commands_update among notes, in a canonical form (keys sorted).
+func commandLists(notes []frame) []string {
+	var out []string
+	for _, f := range notes {
+		var p struct {
+			Update struct {
+				Kind     string `json:"sessionUpdate"`
+				Commands any    `json:"availableCommands"`
+			} `json:"update"`
+		}
+		if f.Method != "session/update" || json.Unmarshal(f.Params, &p) != nil || p.Update.Kind != "available_commands_update" {
+			continue
+		}
+		b, _ := json.Marshal(p.Update.Commands)
+		out = append(out, string(b))
+	}
+	return out
 }

@@ -26,6 +26,11 @@ type session struct {
 	mu     sync.Mutex
 	conn   *agentConn // guarded by mu; the live agent, or the one that died
 	closed bool       // guarded by mu
+	// cancelled is closed once the last session/cancel Notify was handed
+	// with no turn running has been written to the agent (nil: none);
+	// guarded by mu. What the session sends next waits for it.
+	cancelled chan struct{}
+	cancels   sync.WaitGroup // the writes of those cancels; Close waits
 }
 
 var _ acp.RawSession = (*session)(nil)
@@ -132,6 +137,9 @@ func (s *session) live(ctx context.Context) (*agentConn, error) {
 
 // Forward sends one request about the session to its agent.
 func (s *session) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if err := s.cancelSent(ctx); err != nil {
+		return nil, err
+	}
 	c, err := s.live(ctx)
 	if err != nil {
 		return nil, err
@@ -178,8 +186,18 @@ func (s *session) prompt(ctx context.Context, c *agentConn, params json.RawMessa
 }
 
 // Notify forwards a notification about the session to its agent, if it
-// runs.
-func (s *session) Notify(_ context.Context, method string, params json.RawMessage) error {
+// runs. session/cancel comes from the bridge's read loop (a cancel with no
+// turn running, see bridge/acp.RawSession): it is written off the caller's
+// path, as a hung agent's full stdin pipe must not stall the editor's
+// connection, and what the session sends next waits for it, so a prompt
+// the editor sent after the cancel is not cancelled by it.
+func (s *session) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	if method == acp.MethodSessionCancel {
+		return s.cancelLater(params)
+	}
+	if err := s.cancelSent(ctx); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	c := s.conn
 	s.mu.Unlock()
@@ -188,6 +206,46 @@ func (s *session) Notify(_ context.Context, method string, params json.RawMessag
 	}
 	c.notify(method, params)
 	return nil
+}
+
+// cancelLater writes a session/cancel to the agent in a goroutine of its
+// own, after the one before it.
+func (s *session) cancelLater(params json.RawMessage) error {
+	params = append(json.RawMessage(nil), params...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.conn
+	if s.closed || c == nil || c.err() != nil {
+		return fmt.Errorf("%s is not running", s.a.opts.Name)
+	}
+	prev, done := s.cancelled, make(chan struct{})
+	s.cancelled = done
+	s.cancels.Add(1)
+	go func() {
+		defer s.cancels.Done()
+		defer close(done)
+		if prev != nil {
+			<-prev
+		}
+		c.notify(acp.MethodSessionCancel, params)
+	}()
+	return nil
+}
+
+// cancelSent waits until the cancels handed to Notify have been written.
+func (s *session) cancelSent(ctx context.Context) error {
+	s.mu.Lock()
+	ch := s.cancelled
+	s.mu.Unlock()
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // Prompt, SetMode and SetConfigOption serve callers of the typed Session
@@ -239,7 +297,10 @@ func (s *session) Close() error {
 	if already || c == nil {
 		return nil
 	}
-	if err := c.stop(context.Background()); err != nil && c.err() == nil {
+	// Stopping the agent ends a cancel's write it may be blocking.
+	err := c.stop(context.Background())
+	s.cancels.Wait()
+	if err != nil && c.err() == nil {
 		return err
 	}
 	return nil

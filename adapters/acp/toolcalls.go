@@ -28,6 +28,8 @@ import (
 //   - Copilot CLI follows a rejection with "Info: ..." as agent text: those
 //     become notice updates for editors that show them, and are dropped
 //     otherwise.
+//   - Qwen Code sends its unchanged available_commands_update again: a
+//     list equal to the last one sent (key order aside) is dropped.
 //
 // Ordinary updates cost one byte search (updateKind) and no decoding.
 type quirkClient struct {
@@ -43,6 +45,10 @@ type quirkClient struct {
 
 	mu    sync.Mutex
 	calls map[string]*toolCall // guarded by mu; by toolCallId
+	// commands is the params of the last available_commands_update sent
+	// to the editor, and commandsCanon its update in commandList's form,
+	// computed when first needed; both guarded by mu.
+	commands, commandsCanon []byte
 }
 
 // toolCall is what the bridge knows of one tool call of the session.
@@ -96,11 +102,43 @@ func (q *quirkClient) NotifyRaw(ctx context.Context, method string, params json.
 			return q.RawClient.NotifyRaw(ctx, method, more)
 		}
 		return nil
+	case "available_commands_update":
+		q.afterReject.Store(false)
+		if q.repeatedCommands(params) {
+			return nil
+		}
 	case "usage_update", "":
 	default:
 		q.afterReject.Store(false)
 	}
 	return q.RawClient.NotifyRaw(ctx, method, params)
+}
+
+// repeatedCommands reports an available_commands_update equal to the last
+// one the editor got for the session (Qwen Code repeats its list), and
+// otherwise records it as that one.
+func (q *quirkClient) repeatedCommands(params json.RawMessage) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.commands == nil {
+		// params is the reader's buffer, valid only during this call.
+		q.commands = append([]byte(nil), params...)
+		return false
+	}
+	// Repeats are byte for byte so far: a byte comparison, not the
+	// decoding (a millisecond for Qwen's list; BenchmarkQuirkClientCommands).
+	if bytes.Equal(params, q.commands) {
+		return true
+	}
+	if q.commandsCanon == nil {
+		q.commandsCanon = commandList(q.commands)
+	}
+	canon := commandList(params)
+	if canon != nil && q.commandsCanon != nil && bytes.Equal(canon, q.commandsCanon) {
+		return true
+	}
+	q.commands, q.commandsCanon = append([]byte(nil), params...), canon
+	return false
 }
 
 // toolUpdate forwards a tool_call or tool_call_update.

@@ -89,6 +89,10 @@ type RawSession interface {
 	// params name the session) and returns the agent's result unchanged, or
 	// an *Error carrying the agent's error.
 	Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// Notify forwards a notification whose params name the session.
+	// Notify forwards a notification whose params name the session. The
+	// bridge also hands it the editor's session/cancel when no turn runs
+	// (a turn's cancel reaches Forward's ctx instead); that call comes from
+	// the read loop and must not block, and the cancel must reach the agent
+	// before anything the session is sent after it.
 	Notify(ctx context.Context, method string, params json.RawMessage) error
 }
