@@ -39,6 +39,12 @@ type session struct {
 	// failed, once set, fails every prompt: the agent cannot go on (the
 	// editor declined a start-up dialog). Accessed only by Prompt.
 	failed error
+	// seen is the screen version Prompt last looked at, and when it first
+	// saw it; accessed only by Prompt (see still).
+	seen struct {
+		seq uint64
+		at  time.Time
+	}
 
 	closeOnce sync.Once
 	closeErr  error

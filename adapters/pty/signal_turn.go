@@ -81,7 +81,7 @@ func (t *turn) endOnReport(ctx context.Context) (acp.StopReason, error) {
 	defer limit.Stop()
 	for {
 		v := s.scr.view()
-		if s.opts.Now().Sub(v.last) >= reportSettle && s.p.idle(v.text) {
+		if s.still(v) >= reportSettle && s.p.idle(v.text) {
 			return acp.StopReasonEndTurn, t.finish(ctx, v)
 		}
 		select {

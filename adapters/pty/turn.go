@@ -82,7 +82,7 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		case !s.quiet(v):
 		case s.p.idle(v.text):
 			// An idle screen may yet give way to a start-up dialog.
-			if s.opts.Now().Sub(v.last) >= time.Duration(s.p.StartQuiet) {
+			if s.still(v) >= time.Duration(s.p.StartQuiet) {
 				s.noteVersion(v.text)
 				return "", nil
 			}
@@ -112,7 +112,20 @@ const retryAnswer = time.Second
 // quiet reports whether the screen has not changed for the profile's quiet
 // window.
 func (s *session) quiet(v view) bool {
-	return s.opts.Now().Sub(v.last) >= time.Duration(s.p.Quiet)
+	return s.still(v) >= time.Duration(s.p.Quiet)
+}
+
+// still is how long the screen is known to have stayed as v: since it
+// changed, and at most since Prompt first looked at this version of it. A
+// bridge starved of CPU (a loaded machine) may look only long after a write
+// that left a frame half drawn, with the rest of the frame not read yet:
+// that screen is not quiet until it has been seen unchanged for the window.
+func (s *session) still(v view) time.Duration {
+	now := s.opts.Now()
+	if v.seq != s.seen.seq || s.seen.at.IsZero() {
+		s.seen.seq, s.seen.at = v.seq, now
+	}
+	return now.Sub(latest(v.last, s.seen.at))
 }
 
 // turn is the state of one prompt turn.
@@ -170,7 +183,7 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 		if t.asked != 0 {
 			return "", false, nil // answered; waiting for it to go
 		}
-		if !s.quiet(v) && !(t.urgent && s.opts.Now().Sub(v.last) >= settle) {
+		if !s.quiet(v) && !(t.urgent && s.still(v) >= settle) {
 			return "", false, nil // let the dialog finish drawing
 		}
 		stop, err := t.ask(ctx, d, v)
@@ -207,7 +220,7 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
 	switch {
 	case idle && started && t.reports == nil && (bell || s.quiet(v)),
-		idle && started && t.reports != nil && s.opts.Now().Sub(v.last) >= t.idleFor(v):
+		idle && started && t.reports != nil && s.still(v) >= t.idleFor(v):
 		return acp.StopReasonEndTurn, true, t.finish(ctx, v)
 	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
 		s.opts.Now().Sub(latest(v.last, t.since)) >= time.Duration(p.Unknown):
