@@ -54,6 +54,28 @@ const (
   3. No, and tell Codex what to do differently (esc)
 
   Press enter to confirm or esc to cancel`
+	codexEdit = `› patch two files
+
+• Edited 2 files (+2 -0)
+  └ one.md (+1 -0)
+    1 +one
+
+  └ sub/two.md (+1 -0)
+    1 +two
+    + Show details
+
+  Would you like to make the following edits?
+
+  Description: Apply proposed file edits
+  Destination: ~/project/one.md
+  Destination: ~/project/sub/two.md
+
+
+› 1. Yes, proceed (y)
+  2. Yes, and don't ask again for these files (a)
+  3. No, and tell Codex what to do differently (esc)
+
+  Press enter to confirm or esc to cancel`
 )
 
 func TestCodexProfileScreens(t *testing.T) {
@@ -89,6 +111,36 @@ func TestCodexProfileScreens(t *testing.T) {
 		got = append(got, string(o.Kind)+":"+o.Name+":"+string(keys[o.OptionID]))
 	}
 	want := []string{"allow_once:Yes, proceed:1", "allow_always:Yes, and don't ask again for commands that start with `touch allowed-file`:2",
+		"reject_once:No, and tell Codex what to do differently:3"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("options = %q, want %q", got, want)
+	}
+}
+
+// TestCodexProfileEditDialog reads Codex's edit-approval dialog: its
+// title names every file the patch touches, and its options are typed back
+// by their numbers.
+func TestCodexProfileEditDialog(t *testing.T) {
+	p, err := FindProfile("codex", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Idle.MatchString(codexEdit) {
+		t.Error("the edit dialog is taken for the idle screen")
+	}
+	d := p.dialog(codexEdit)
+	if d == nil || d.Name != "edit files" {
+		t.Fatalf("dialog = %v, want the edit dialog", d)
+	}
+	if got, want := d.title(codexEdit), "~/project/one.md, ~/project/sub/two.md"; got != want {
+		t.Errorf("title = %q, want %q", got, want)
+	}
+	opts, keys := d.options(codexEdit)
+	var got []string
+	for _, o := range opts {
+		got = append(got, string(o.Kind)+":"+o.Name+":"+string(keys[o.OptionID]))
+	}
+	want := []string{"allow_once:Yes, proceed:1", "allow_always:Yes, and don't ask again for these files:2",
 		"reject_once:No, and tell Codex what to do differently:3"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("options = %q, want %q", got, want)
