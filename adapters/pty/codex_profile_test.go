@@ -146,3 +146,27 @@ func TestCodexProfileEditDialog(t *testing.T) {
 		t.Errorf("options = %q, want %q", got, want)
 	}
 }
+
+// TestCodexProfileDone: the lines that end a Codex turn no report ended,
+// and reply lines that do not.
+func TestCodexProfileDone(t *testing.T) {
+	p, err := FindProfile("codex", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{"  Worked for <1s • 10:00", true},
+		{"─ Worked for 1m 02s ─────", true},
+		{"■ Conversation interrupted - use /feedback if something went wrong", true},
+		{`■ {"error":{"message":"bad request","type":"invalid_request_error"}}`, true},
+		{"• It worked for me.", false},
+		{"  ■ a bullet in the reply", false},
+	} {
+		if got := p.Signal.Done.MatchString(tt.line); got != tt.want {
+			t.Errorf("done(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}

@@ -61,6 +61,7 @@ func codexTUIScenario() *modelserver.Scenario {
 			{Match: "patch allowed", Blocks: []modelserver.Block{patch("*** Add File: allowed.md\n+hello\n")}},
 			{Match: "patch rejected", Blocks: []modelserver.Block{patch("*** Add File: rejected.md\n+hello\n")}},
 			{Match: "patch two files", Blocks: []modelserver.Block{patch("*** Add File: one.md\n+one\n*** Add File: sub/two.md\n+two\n")}},
+			{Match: "fail at the model", Error: &modelserver.APIError{Status: 400, Message: "bad request from the scripted model"}},
 			// The busy line hides while a reply streams: each pause here
 			// is an idle screen that is quiet for longer than the
 			// profile's quiet window.
@@ -99,6 +100,10 @@ func startCodexTUI(t *testing.T, c acp.Client, argv func(bin string, env *codexe
 	if err != nil || p.Name != "codex" {
 		t.Fatalf("FindProfile(%q) = %v, %v; want the codex profile", bin, p, err)
 	}
+	// Every turn here must end on Codex's report or its done line: the
+	// fallback for an idle screen neither ended would pass a turn that
+	// lost both after seconds; here it outlasts the tests' deadlines.
+	p.Signal.Fallback = Duration(time.Hour)
 	// codexenv's TERM=dumb is for the app-server; a TUI needs a terminal.
 	vars := append(append([]string(nil), env.Vars...), "TERM=xterm-256color")
 	a, err := New(p, Options{Command: argv(bin, env), Env: vars,
@@ -115,7 +120,7 @@ func startCodexTUI(t *testing.T, c acp.Client, argv func(bin string, env *codexe
 }
 
 // TestRealCodexTUI drives the pinned Codex TUI through its built-in
-// profile: the trust dialog of a new folder, a text turn, a command
+// profile: the trust dialog of a new folder, a text turn, a model error, a command
 // allowed and one rejected, a cancel while streaming and the turn after
 // it, then Close, after which nothing Codex started runs, its app-server
 // daemon included.
@@ -146,6 +151,14 @@ func TestRealCodexTUI(t *testing.T) {
 		cfg, err := os.ReadFile(filepath.Join(env.Home, "config.toml"))
 		if err != nil || !strings.Contains(string(cfg), `trust_level = "trusted"`) {
 			t.Errorf("config.toml has no trusted folder (%v):\n%s", err, cfg)
+		}
+	})
+	t.Run("model error", func(t *testing.T) {
+		// Codex shows the API's error under a "■" and reports the turn to
+		// no one: the line is the turn's end, and its text the reply.
+		got := codexTurn(t, s, c, "fail at the model", "")
+		if !strings.Contains(got, "bad request from the scripted model") {
+			t.Errorf("reply = %q, want the model's error", got)
 		}
 	})
 	t.Run("command allowed", func(t *testing.T) {
