@@ -38,7 +38,9 @@ func codexTurn(t *testing.T, s acp.Session, c *client, text, answer string) stri
 // sandbox, where every patch the model sends waits for Codex's "make the
 // following edits?" dialog: the codex profile puts it to the editor with
 // the files as the title, and types the chosen option back. One session
-// takes an allowed edit, a rejected one, then an edit of two files.
+// takes an allowed edit, a rejected one, an edit allowed for the rest of
+// the session and a second edit of that file that does not ask, then an
+// edit of two files.
 func TestRealCodexTUIEdits(t *testing.T) {
 	c := newClient(nil)
 	s, _, env := startCodexTUI(t, c, func(bin string, _ *codexenv.Env) []string {
@@ -64,6 +66,19 @@ func TestRealCodexTUIEdits(t *testing.T) {
 			t.Errorf("the rejected patch was applied (stat: %v)", err)
 		}
 		checkCodexAsked(t, c, file("rejected.md"))
+	})
+	ok = ok && t.Run("always", func(t *testing.T) {
+		codexTurn(t, s, c, "patch always", "Yes, and don't ask again for these files")
+		checkCodexAsked(t, c, file("always.md"))
+		asked := len(c.requests())
+		// Codex asks no more about that file in this session.
+		codexTurn(t, s, c, "patch once more", "")
+		if b, err := os.ReadFile(file("always.md")); err != nil || string(b) != "second\n" {
+			t.Errorf("always.md = %q, %v; want the second patch applied", b, err)
+		}
+		if n := len(c.requests()) - asked; n != 0 {
+			t.Errorf("%d more permission requests after allowing the file always", n)
+		}
 	})
 	_ = ok && t.Run("two files", func(t *testing.T) {
 		codexTurn(t, s, c, "patch two files", "Yes, proceed")

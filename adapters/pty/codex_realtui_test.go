@@ -61,6 +61,8 @@ func codexTUIScenario() *modelserver.Scenario {
 			{Match: "patch allowed", Blocks: []modelserver.Block{patch("*** Add File: allowed.md\n+hello\n")}},
 			{Match: "patch rejected", Blocks: []modelserver.Block{patch("*** Add File: rejected.md\n+hello\n")}},
 			{Match: "patch two files", Blocks: []modelserver.Block{patch("*** Add File: one.md\n+one\n*** Add File: sub/two.md\n+two\n")}},
+			{Match: "patch always", Blocks: []modelserver.Block{patch("*** Add File: always.md\n+first\n")}},
+			{Match: "patch once more", Blocks: []modelserver.Block{patch("*** Update File: always.md\n@@\n-first\n+second\n")}},
 			{Match: "fail at the model", Error: &modelserver.APIError{Status: 400, Message: "bad request from the scripted model"}},
 			// The busy line hides while a reply streams: each pause here
 			// is an idle screen that is quiet for longer than the
