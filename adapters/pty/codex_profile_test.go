@@ -170,3 +170,31 @@ func TestCodexProfileDone(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexProfileFooters: the footer's other states (the shortcuts gone,
+// the warnings on the right) are not reply text.
+func TestCodexProfileFooters(t *testing.T) {
+	p, err := FindProfile("codex", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, footer := range []string{
+		"                                                                  ⚠ 2 warnings · f2 to view",
+		"                                                                  ⚠ 1 warning · f2 to view",
+	} {
+		screen := `› say hi
+
+• Hello from the scripted model.
+
+  Worked for <1s • 10:00
+
+› Ask Codex to do anything
+
+  GPT-5.5 default · ~/project
+` + footer
+		lines, _ := replyLines(p.content(screen), nil, "say hi")
+		if got, want := strings.Join(lines, "\n"), "Hello from the scripted model."; got != want {
+			t.Errorf("reply with the footer %q = %q, want %q", footer, got, want)
+		}
+	}
+}
