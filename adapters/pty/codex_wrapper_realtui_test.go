@@ -12,10 +12,11 @@ import (
 
 // TestRealCodexTUIWrapper runs the pinned Codex TUI through a wrapper
 // script that execs it without forwarding its arguments, as a user's
-// wrapper may: the codex profile's notify arguments would be lost on it,
-// so the profile (command_only) starts it without them, and its turns end
-// on Codex's own done line below the reply, not at the first pause of an
-// idle-looking screen.
+// wrapper may: the codex profile's notify arguments would be lost on it
+// (or break it), so the profile (command_only) starts it without them.
+// With no report its turns end on the idle screen once quiet; a reply
+// whose stream pauses for longer than the quiet window still comes whole,
+// because Codex spins a spinner in the terminal title while it works.
 func TestRealCodexTUIWrapper(t *testing.T) {
 	c := newClient(nil)
 	s, _, env := startCodexTUI(t, c, func(bin string, _ *codexenv.Env) []string {
