@@ -54,6 +54,28 @@ const (
   3. No, and tell Codex what to do differently (esc)
 
   Press enter to confirm or esc to cancel`
+	codexEdit = `› patch two files
+
+• Edited 2 files (+2 -0)
+  └ one.md (+1 -0)
+    1 +one
+
+  └ sub/two.md (+1 -0)
+    1 +two
+    + Show details
+
+  Would you like to make the following edits?
+
+  Description: Apply proposed file edits
+  Destination: ~/project/one.md
+  Destination: ~/project/sub/two.md
+
+
+› 1. Yes, proceed (y)
+  2. Yes, and don't ask again for these files (a)
+  3. No, and tell Codex what to do differently (esc)
+
+  Press enter to confirm or esc to cancel`
 )
 
 func TestCodexProfileScreens(t *testing.T) {
@@ -92,5 +114,87 @@ func TestCodexProfileScreens(t *testing.T) {
 		"reject_once:No, and tell Codex what to do differently:3"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("options = %q, want %q", got, want)
+	}
+}
+
+// TestCodexProfileEditDialog reads Codex's edit-approval dialog: its
+// title names every file the patch touches, and its options are typed back
+// by their numbers.
+func TestCodexProfileEditDialog(t *testing.T) {
+	p, err := FindProfile("codex", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Idle.MatchString(codexEdit) {
+		t.Error("the edit dialog is taken for the idle screen")
+	}
+	d := p.dialog(codexEdit)
+	if d == nil || d.Name != "edit files" {
+		t.Fatalf("dialog = %v, want the edit dialog", d)
+	}
+	if got, want := d.title(codexEdit), "~/project/one.md, ~/project/sub/two.md"; got != want {
+		t.Errorf("title = %q, want %q", got, want)
+	}
+	opts, keys := d.options(codexEdit)
+	var got []string
+	for _, o := range opts {
+		got = append(got, string(o.Kind)+":"+o.Name+":"+string(keys[o.OptionID]))
+	}
+	want := []string{"allow_once:Yes, proceed:1", "allow_always:Yes, and don't ask again for these files:2",
+		"reject_once:No, and tell Codex what to do differently:3"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("options = %q, want %q", got, want)
+	}
+}
+
+// TestCodexProfileDone: the lines that end a Codex turn no report ended,
+// and reply lines that do not.
+func TestCodexProfileDone(t *testing.T) {
+	p, err := FindProfile("codex", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{"  Worked for <1s • 10:00", true},
+		{"─ Worked for 1m 02s ─────", true},
+		{"■ Conversation interrupted - use /feedback if something went wrong", true},
+		{`■ {"error":{"message":"bad request","type":"invalid_request_error"}}`, true},
+		{"• It worked for me.", false},
+		{"  ■ a bullet in the reply", false},
+	} {
+		if got := p.Signal.Done.MatchString(tt.line); got != tt.want {
+			t.Errorf("done(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestCodexProfileFooters: the footer's other states (the shortcuts gone,
+// the warnings on the right) are not reply text.
+func TestCodexProfileFooters(t *testing.T) {
+	p, err := FindProfile("codex", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, footer := range []string{
+		"                                                                  ⚠ 2 warnings · f2 to view",
+		"                                                                  ⚠ 1 warning · f2 to view",
+	} {
+		screen := `› say hi
+
+• Hello from the scripted model.
+
+  Worked for <1s • 10:00
+
+› Ask Codex to do anything
+
+  GPT-5.5 default · ~/project
+` + footer
+		lines, _ := replyLines(p.content(screen), nil, "say hi")
+		if got, want := strings.Join(lines, "\n"), "Hello from the scripted model."; got != want {
+			t.Errorf("reply with the footer %q = %q, want %q", footer, got, want)
+		}
 	}
 }

@@ -43,6 +43,10 @@ func codexTUIScenario() *modelserver.Scenario {
 		in, _ := json.Marshal(map[string]string{"command": cmd, "sandbox_permissions": "require_escalated", "justification": "make a file"})
 		return modelserver.Block{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell, Input: in}
 	}
+	patch := func(body string) modelserver.Block {
+		in, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n" + body + "*** End Patch\n"})
+		return modelserver.Block{Type: modelserver.BlockToolUse, Role: modelserver.RolePatch, Input: in}
+	}
 	return &modelserver.Scenario{
 		Turns: []modelserver.Turn{
 			{Match: "say hi", Blocks: []modelserver.Block{modelserver.Text("Hello from the scripted model.")}},
@@ -54,6 +58,17 @@ func codexTUIScenario() *modelserver.Scenario {
 			{Match: "back again", Blocks: []modelserver.Block{modelserver.Text("Back after the cancel.")}},
 			{Match: "start a daemon", Blocks: []modelserver.Block{shell(detachCommand)}},
 			{Match: "daemon-started", Blocks: []modelserver.Block{modelserver.Text("Started.")}},
+			{Match: "patch allowed", Blocks: []modelserver.Block{patch("*** Add File: allowed.md\n+hello\n")}},
+			{Match: "patch rejected", Blocks: []modelserver.Block{patch("*** Add File: rejected.md\n+hello\n")}},
+			{Match: "patch two files", Blocks: []modelserver.Block{patch("*** Add File: one.md\n+one\n*** Add File: sub/two.md\n+two\n")}},
+			{Match: "patch always", Blocks: []modelserver.Block{patch("*** Add File: always.md\n+first\n")}},
+			{Match: "patch once more", Blocks: []modelserver.Block{patch("*** Update File: always.md\n@@\n-first\n+second\n")}},
+			{Match: "fail at the model", Error: &modelserver.APIError{Status: 400, Message: "bad request from the scripted model"}},
+			// The busy line hides while a reply streams: each pause here
+			// is an idle screen that is quiet for longer than the
+			// profile's quiet window.
+			{Match: "pause while streaming", DeltaDelayMS: 800, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
+				Text: "First part, then more after a pause, and the end.", Deltas: 4}}},
 		},
 		Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Done.")}},
 	}
@@ -63,6 +78,13 @@ func codexTUIScenario() *modelserver.Scenario {
 // codex profile, in a new git folder (so Codex asks to trust it), and
 // returns the session and the environment.
 func codexTUI(t *testing.T, c acp.Client) (acp.Session, *Adapter, *codexenv.Env) {
+	t.Helper()
+	return startCodexTUI(t, c, func(bin string, _ *codexenv.Env) []string { return []string{bin} })
+}
+
+// startCodexTUI is codexTUI with the agent's command line made by argv
+// from the Codex executable and the environment.
+func startCodexTUI(t *testing.T, c acp.Client, argv func(bin string, env *codexenv.Env) []string) (acp.Session, *Adapter, *codexenv.Env) {
 	t.Helper()
 	requireUnix(t)
 	bin := codexenv.Require(t)
@@ -80,9 +102,13 @@ func codexTUI(t *testing.T, c acp.Client) (acp.Session, *Adapter, *codexenv.Env)
 	if err != nil || p.Name != "codex" {
 		t.Fatalf("FindProfile(%q) = %v, %v; want the codex profile", bin, p, err)
 	}
+	// Every turn here must end on Codex's report or its done line: the
+	// fallback for an idle screen neither ended would pass a turn that
+	// lost both after seconds; here it outlasts the tests' deadlines.
+	p.Signal.Fallback = Duration(time.Hour)
 	// codexenv's TERM=dumb is for the app-server; a TUI needs a terminal.
 	vars := append(append([]string(nil), env.Vars...), "TERM=xterm-256color")
-	a, err := New(p, Options{Command: []string{bin}, Env: vars,
+	a, err := New(p, Options{Command: argv(bin, env), Env: vars,
 		Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel), StopGrace: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +122,7 @@ func codexTUI(t *testing.T, c acp.Client) (acp.Session, *Adapter, *codexenv.Env)
 }
 
 // TestRealCodexTUI drives the pinned Codex TUI through its built-in
-// profile: the trust dialog of a new folder, a text turn, a command
+// profile: the trust dialog of a new folder, a text turn, a model error, a command
 // allowed and one rejected, a cancel while streaming and the turn after
 // it, then Close, after which nothing Codex started runs, its app-server
 // daemon included.
@@ -127,6 +153,14 @@ func TestRealCodexTUI(t *testing.T) {
 		cfg, err := os.ReadFile(filepath.Join(env.Home, "config.toml"))
 		if err != nil || !strings.Contains(string(cfg), `trust_level = "trusted"`) {
 			t.Errorf("config.toml has no trusted folder (%v):\n%s", err, cfg)
+		}
+	})
+	t.Run("model error", func(t *testing.T) {
+		// Codex shows the API's error under a "■" and reports the turn to
+		// no one: the line is the turn's end, and its text the reply.
+		got := codexTurn(t, s, c, "fail at the model", "")
+		if !strings.Contains(got, "bad request from the scripted model") {
+			t.Errorf("reply = %q, want the model's error", got)
 		}
 	})
 	t.Run("command allowed", func(t *testing.T) {

@@ -17,9 +17,23 @@ func (p *Profile) dialog(text string) *Dialog {
 	return nil
 }
 
-// title is the permission request's title: Title's groups or match, else
-// the dialog's name.
-func (d *Dialog) title(text string) string { return titleOf(d.Title, text, d.Name) }
+// title is the permission request's title: Title's groups or match (each
+// match's, with TitleAll), else the dialog's name.
+func (d *Dialog) title(text string) string {
+	if !d.TitleAll || !d.Title.set() {
+		return titleOf(d.Title, text, d.Name)
+	}
+	var all []string
+	for _, m := range d.Title.FindAllStringIndex(text, -1) {
+		if t := titleOf(d.Title, text[m[0]:m[1]], ""); t != "" {
+			all = append(all, t)
+		}
+	}
+	if len(all) == 0 {
+		return d.Name
+	}
+	return strings.Join(all, ", ")
+}
 
 // titleOf is what title matches in text: its non-empty groups joined by
 // ": " (a dialog's heading and the command it asks about), or the whole

@@ -96,6 +96,10 @@ type Dialog struct {
 	// Title, if it matches, gives the permission request's title (its
 	// first group, or the whole match); default the dialog's name.
 	Title Pattern `toml:"title"`
+	// TitleAll takes Title at every place it matches, the titles joined
+	// by ", ": a dialog that lists what it asks about a line each (Codex
+	// names every file an edit touches on a "Destination:" line).
+	TitleAll bool `toml:"title_all"`
 	// Options are the dialog's fixed options.
 	Options []Option `toml:"option"`
 	// OptionLine, instead of Options, reads the options from the screen: a
