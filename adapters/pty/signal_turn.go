@@ -19,13 +19,25 @@ func (t *turn) idleFor(v view) time.Duration {
 }
 
 // doneShown reports whether the agent's done line shows below the prompt's
-// echo.
+// echo. Only below it: a done line of an earlier turn stays in the
+// history above, and a frame half redrawn may show one with no echo (Codex
+// clears and rewrites its lines after an interrupt).
 func (t *turn) doneShown(v view) bool {
-	lines, _ := replyLines(strings.Split(v.text, "\n"), t.rawBase, t.prompt)
-	for _, l := range lines {
-		if t.s.p.Signal.Done.MatchString(l) {
-			return true
+	echo := echoLine(t.prompt)
+	if echo == "" {
+		return false
+	}
+	cur := strings.Split(v.text, "\n")
+	for i := max(tailIndex(cur, t.rawBase), 0); i < len(cur); i++ {
+		if !strings.Contains(cur[i], echo) {
+			continue
 		}
+		for _, l := range cur[i+1:] {
+			if t.s.p.Signal.Done.MatchString(l) {
+				return true
+			}
+		}
+		return false
 	}
 	return false
 }
