@@ -105,13 +105,20 @@ func TestCodexProfileScreens(t *testing.T) {
 	if got := d.title(codexAsk); got != "touch allowed-file" {
 		t.Errorf("title = %q", got)
 	}
-	opts, keys := d.options(codexAsk)
+	checkOptions(t, d, codexAsk, "allow_once:Yes, proceed:1",
+		"allow_always:Yes, and don't ask again for commands that start with `touch allowed-file`:2",
+		"reject_once:No, and tell Codex what to do differently:3")
+}
+
+// checkOptions checks the options a dialog reads from screen, each as
+// "kind:label:keys".
+func checkOptions(t *testing.T, d *Dialog, screen string, want ...string) {
+	t.Helper()
+	opts, keys := d.options(screen)
 	var got []string
 	for _, o := range opts {
 		got = append(got, string(o.Kind)+":"+o.Name+":"+string(keys[o.OptionID]))
 	}
-	want := []string{"allow_once:Yes, proceed:1", "allow_always:Yes, and don't ask again for commands that start with `touch allowed-file`:2",
-		"reject_once:No, and tell Codex what to do differently:3"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("options = %q, want %q", got, want)
 	}
@@ -135,16 +142,8 @@ func TestCodexProfileEditDialog(t *testing.T) {
 	if got, want := d.title(codexEdit), "~/project/one.md, ~/project/sub/two.md"; got != want {
 		t.Errorf("title = %q, want %q", got, want)
 	}
-	opts, keys := d.options(codexEdit)
-	var got []string
-	for _, o := range opts {
-		got = append(got, string(o.Kind)+":"+o.Name+":"+string(keys[o.OptionID]))
-	}
-	want := []string{"allow_once:Yes, proceed:1", "allow_always:Yes, and don't ask again for these files:2",
-		"reject_once:No, and tell Codex what to do differently:3"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("options = %q, want %q", got, want)
-	}
+	checkOptions(t, d, codexEdit, "allow_once:Yes, proceed:1", "allow_always:Yes, and don't ask again for these files:2",
+		"reject_once:No, and tell Codex what to do differently:3")
 }
 
 // TestCodexProfileDone: the lines that end a Codex turn no report ended,
