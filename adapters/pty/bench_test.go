@@ -84,6 +84,69 @@ func BenchmarkLatency(b *testing.B) {
 	}
 }
 
+// BenchmarkCancel measures, on the fake TUI, the time from the editor's
+// cancel to the turn's cancelled answer, as a median (ms-cancel; the issue
+// promises 2 s whatever the agent does): "obeys" is a TUI that stops at
+// the interrupt, "deaf" one that streams on regardless, whose turn the
+// bridge ends on its own bound. Each cancel has a session of its own: a
+// deaf agent never takes another prompt.
+func BenchmarkCancel(b *testing.B) {
+	p, err := FindProfile("faketui", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		args []string
+	}{{"obeys", nil}, {"deaf", []string{"-deaf"}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var took []float64
+			for b.Loop() {
+				took = append(took, cancelOnce(b, p, append([]string{exe}, bc.args...)))
+			}
+			b.ReportMetric(median(took), "ms-cancel")
+		})
+	}
+}
+
+// cancelOnce starts a session, cancels its streaming turn at the first
+// chunk and returns the milliseconds to the cancelled answer.
+func cancelOnce(b *testing.B, p *Profile, command []string) float64 {
+	a, err := New(p, Options{Command: command, Name: "faketui", Env: []string{"ACPBRIDGE_FAKETUI=1"},
+		StopGrace: 500 * time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	c := newClient(nil)
+	s, err := a.NewSession(b.Context(), acp.NewSessionRequest{Cwd: b.TempDir()}, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(b.Context())
+	defer cancel()
+	done := make(chan acp.StopReason, 1)
+	go func() {
+		stop, _ := s.Prompt(ctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("a long story")}})
+		done <- stop
+	}()
+	select {
+	case <-c.first:
+	case <-time.After(30 * time.Second):
+		b.Fatal("no reply text within 30 s")
+	}
+	cancel()
+	t0 := time.Now()
+	if stop := <-done; stop != acp.StopReasonCancelled {
+		b.Fatalf("stop = %q, want cancelled", stop)
+	}
+	return float64(time.Since(t0).Microseconds()) / 1000
+}
+
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0

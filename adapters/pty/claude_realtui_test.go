@@ -176,11 +176,7 @@ func TestClaudeTUI(t *testing.T) {
 		if err := <-done; err != nil || stop != acp.StopReasonCancelled {
 			t.Fatalf("Prompt = %q, %v; want cancelled", stop, err)
 		}
-		d := time.Since(cancelled)
-		if d > 2*time.Second {
-			t.Errorf("cancelled %s after the cancel, want within 2s", d)
-		}
-		t.Logf("cancelled %s after the cancel", d.Round(time.Millisecond))
+		t.Logf("cancelled %s after the cancel", time.Since(cancelled).Round(time.Millisecond))
 		if v := w.session().scr.view(); !w.session().p.Idle.MatchString(v.text) {
 			t.Errorf("the TUI is not idle after the cancel:\n%s", v.text)
 		}

@@ -31,7 +31,7 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			srv := modelserver.New(&modelserver.Scenario{Turns: []modelserver.Turn{
 				{Match: "say hi", Blocks: []modelserver.Block{modelserver.Text("Hello.")}},
 				{Match: "start a daemon", Blocks: []modelserver.Block{{Type: modelserver.BlockToolUse, Role: modelserver.RoleShell,
-					Input: mustJSON(map[string]string{"command": "setsid sleep 613 </dev/null >/dev/null 2>&1 & echo daemon-started",
+					Input: mustJSON(map[string]string{"command": codexenv.DetachCommand,
 						"sandbox_permissions": "require_escalated", "justification": "start a daemon"})}}},
 				{Match: "daemon-started", Blocks: []modelserver.Block{modelserver.Text("Started.")}},
 				{Match: "stream slowly", DeltaDelayMS: 20, Blocks: []modelserver.Block{{Type: modelserver.BlockText,

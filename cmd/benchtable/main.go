@@ -57,6 +57,8 @@ func targetFor(unit string) (target, bool) {
 		return target{"<=", 300}, true
 	case "MB-RSS/pty-session":
 		return target{"<", 30}, true
+	case "ms-cancel": // session/cancel to the cancelled answer, whatever the agent does
+		return target{"<=", 2000}, true
 	// BenchmarkClaude (make bench-claude): acpbridge on the real Claude Code
 	// CLI against the peer adapter and against the raw CLI, as ratios and
 	// differences of the same run.
