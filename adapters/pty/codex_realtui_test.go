@@ -62,8 +62,6 @@ func codexTUIScenario() *modelserver.Scenario {
 			// The busy line hides while a reply streams: each pause here
 			// is an idle screen that is quiet for longer than the
 			// profile's quiet window.
-			{Match: "pause while streaming", DeltaDelayMS: 800, Blocks: []modelserver.Block{{Type: modelserver.BlockText,
-				Text: "First part, then more after a pause, and the end.", Deltas: 4}}},
 		},
 		Exhausted: &modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text("Done.")}},
 	}

@@ -14,9 +14,10 @@ import (
 // script that execs it without forwarding its arguments, as a user's
 // wrapper may: the codex profile's notify arguments would be lost on it
 // (or break it), so the profile (command_only) starts it without them.
-// With no report its turns end on the idle screen once quiet; a reply
-// whose stream pauses for longer than the quiet window still comes whole,
-// because Codex spins a spinner in the terminal title while it works.
+// With no report its turns end on the idle screen once quiet (Codex spins
+// a spinner in the terminal title while it works, so a pause in its stream
+// does not look quiet; on a machine too loaded to keep that spinner going
+// a turn may end early, which is why the profile prefers the reports).
 func TestRealCodexTUIWrapper(t *testing.T) {
 	c := newClient(nil)
 	s, _, env := startCodexTUI(t, c, func(bin string, _ *codexenv.Env) []string {
@@ -31,12 +32,6 @@ func TestRealCodexTUIWrapper(t *testing.T) {
 	}
 	t.Run("text", func(t *testing.T) {
 		if got, want := codexTurn(t, s, c, "say hi", ""), "Hello from the scripted model."; got != want {
-			t.Errorf("reply = %q, want %q", got, want)
-		}
-	})
-	t.Run("pauses", func(t *testing.T) {
-		got := codexTurn(t, s, c, "pause while streaming", "")
-		if want := "First part, then more after a pause, and the end."; got != want {
 			t.Errorf("reply = %q, want %q", got, want)
 		}
 	})

@@ -1,6 +1,7 @@
 package pty
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,5 +36,32 @@ func TestQuietCountsFromFirstLook(t *testing.T) {
 	now = now.Add(100 * time.Millisecond)
 	if v := s.scr.view(); !s.quiet(v) {
 		t.Fatal("the screen is not quiet the window after its last change")
+	}
+}
+
+// A frame caught half drawn by a starved bridge, its last whole row the
+// blinking marker over a dialog not drawn yet: none of it is quiet or
+// settled, and the marker is not sent as reply text (seen on a loaded
+// machine: "●" sent as a line of the reply).
+func TestHalfDrawnFrameSendsNoMarker(t *testing.T) {
+	p, err := FindProfile("faketui", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { return now }
+	c := newClient(nil)
+	s := &session{id: "s", c: c, p: p, opts: &Options{Now: clock}, scr: newScreen(80, 20, clock)}
+	tr := &turn{s: s, prompt: "please run it", since: now, submitted: s.scr.view().seq}
+	s.scr.Write([]byte("\x1b[H\x1b[2J> please run it\r\nI will run a command.\r\n●\r\nRu"))
+	now = now.Add(time.Second) // the turn was starved meanwhile
+	if _, done, err := tr.look(t.Context(), s.scr.view()); done || err != nil {
+		t.Fatalf("look = %v, %v; want the turn going on", done, err)
+	}
+	if got := c.text(); strings.Contains(got, "●") {
+		t.Errorf("sent %q: the marker of a dialog still being drawn", got)
+	}
+	if got := c.text(); !strings.HasPrefix(got, "I will run a command.") {
+		t.Errorf("sent %q, want the reply line above the marker", got)
 	}
 }

@@ -123,10 +123,16 @@ func render(e *vt.Emulator) string {
 // above is the text of the rows above the cursor: on a screen still being
 // drawn, the cursor's row may be half-written and the rows below it not
 // yet redrawn.
-func (v view) above() string {
-	lines := strings.SplitN(v.text, "\n", v.row+1)
-	if len(lines) > v.row {
-		lines = lines[:v.row]
+func (v view) above() string { return v.aboveAllBut(0) }
+
+// aboveAllBut is above less its last n rows: on a screen caught mid-frame,
+// the last whole row above the cursor may yet turn out to belong to what is
+// drawn below it (the blinking marker over a dialog).
+func (v view) aboveAllBut(n int) string {
+	row := max(v.row-n, 0)
+	lines := strings.SplitN(v.text, "\n", row+1)
+	if len(lines) > row {
+		lines = lines[:row]
 	}
 	return strings.Join(lines, "\n")
 }

@@ -206,8 +206,14 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 		if err := t.emit(ctx, v.text); err != nil {
 			return "", true, err
 		}
-	case now.Sub(v.last) >= settle || now.Sub(t.emitted) >= maxLag:
+	case s.still(v) >= settle:
 		if err := t.emit(ctx, v.above()); err != nil {
+			return "", true, err
+		}
+	case now.Sub(t.emitted) >= maxLag:
+		// Not settled: the frame may be half drawn, and its last whole
+		// row part of what comes below it.
+		if err := t.emit(ctx, v.aboveAllBut(1)); err != nil {
 			return "", true, err
 		}
 	}

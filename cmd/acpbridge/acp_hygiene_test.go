@@ -54,7 +54,7 @@ func TestNativeAgentShutdownLeavesNoProcess(t *testing.T) {
 
 			tt.stop(t, cmd, b.stdin)
 			b.drain()
-			exitsWithin(t, cmd, 2*time.Second)
+			exitsWithin(t, cmd, 10*time.Second)
 			noSurvivors(t, pids, "started by the bridge")
 		})
 	}

@@ -112,7 +112,7 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			start := time.Now()
 			tt.stop(t, cmd, b.stdin)
 			b.drain()
-			exitsWithin(t, cmd, 5*time.Second)
+			exitsWithin(t, cmd, 10*time.Second)
 			t.Logf("bridge exited %v after the stop", time.Since(start).Round(time.Millisecond))
 			if left := codexProcesses(env.Home, 0); len(left) > 0 {
 				t.Errorf("these survived the bridge: %v", left)

@@ -94,7 +94,7 @@ func TestShutdownLeavesNoChild(t *testing.T) {
 					}
 				}
 			}()
-			exitsWithin(t, cmd, 2*time.Second)
+			exitsWithin(t, cmd, 10*time.Second)
 			res, _ := (<-answer)["result"].(map[string]any)
 			if res["stopReason"] != "cancelled" {
 				t.Errorf("session/prompt (id 3) answer = %v, want stopReason cancelled before the bridge exits", res)
@@ -164,6 +164,9 @@ func shimWithGrandchild(t *testing.T, dir, name, target string) (script, pidFile
 }
 
 // exitsWithin fails the test unless cmd exits within d.
+//
+// d is a bound on hanging, not a speed target: the tests run beside others
+// on loaded machines, where the race detector's exit alone takes a while.
 func exitsWithin(t *testing.T, cmd *exec.Cmd, d time.Duration) {
 	t.Helper()
 	done := make(chan error, 1)
