@@ -3,13 +3,11 @@
 package pty
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -205,13 +203,13 @@ func TestRealCodexTUI(t *testing.T) {
 
 	t.Run("a command leaves a daemon", func(t *testing.T) {
 		turn(t, "start a daemon", "Yes, proceed")
-		waitForDetached(t, env.Home)
+		waitForDetached(t, env)
 	})
 
 	if err := s.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if left := codexProcs(env.Home); len(left) > 0 {
+	if left := env.Processes(0); len(left) > 0 {
 		t.Errorf("after Close these still run: %v", left)
 	}
 }
@@ -236,37 +234,6 @@ func checkCodexAsked(t *testing.T, c *client, title string) {
 	}
 }
 
-// codexProcs lists the live processes (pid and command line) whose
-// environment has CODEX_HOME=home: the TUI and whatever it runs.
-func codexProcs(home string) []string {
-	want := []byte("CODEX_HOME=" + home + "\x00")
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !running(pid) {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, want) {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, e.Name()+" "+strings.ReplaceAll(strings.TrimRight(string(cmd), "\x00"), "\x00", " "))
-	}
-	return out
-}
-
-// running reports whether pid runs: a zombie does not.
-func running(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
-}
-
 // TestRealCodexTUICrashLeavesNoDaemon kills the Codex TUI from outside, as
 // a crash would, after a command of its has left a daemon in a session of
 // its own: such a daemon outlives the TUI by itself, and the end of the
@@ -280,7 +247,7 @@ func TestRealCodexTUICrashLeavesNoDaemon(t *testing.T) {
 		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
 	}
 	inner := s.(*closer).session
-	waitForDetached(t, env.Home)
+	waitForDetached(t, env)
 	if err := syscall.Kill(inner.proc.Pid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +256,7 @@ func TestRealCodexTUICrashLeavesNoDaemon(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the PTY stayed open after the TUI was killed")
 	}
-	if left := codexProcs(env.Home); len(left) > 0 {
+	if left := env.Processes(0); len(left) > 0 {
 		t.Errorf("after the TUI died these still run: %v", left)
 	}
 	s.Close()
@@ -297,10 +264,10 @@ func TestRealCodexTUICrashLeavesNoDaemon(t *testing.T) {
 
 // waitForDetached waits for the process codexenv.DetachCommand left. It
 // has its own session once the command has printed; /proc is looked at.
-func waitForDetached(t *testing.T, home string) {
+func waitForDetached(t *testing.T, env *codexenv.Env) {
 	t.Helper()
 	has := func() bool {
-		for _, p := range codexProcs(home) {
+		for _, p := range env.Processes(0) {
 			if strings.Contains(p, " sleep 613") {
 				return true
 			}
@@ -309,7 +276,7 @@ func waitForDetached(t *testing.T, home string) {
 	}
 	for wait := time.Now().Add(10 * time.Second); !has(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(wait) {
-			t.Fatalf("no detached process among %v: the test would prove nothing", codexProcs(home))
+			t.Fatalf("no detached process among %v: the test would prove nothing", env.Processes(0))
 		}
 	}
 }

@@ -40,7 +40,7 @@ func TestRealCodexTUIWrapper(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if left := codexProcs(env.Home); len(left) > 0 {
+	if left := env.Processes(0); len(left) > 0 {
 		t.Errorf("after Close these still run: %v", left)
 	}
 }

@@ -3,11 +3,9 @@
 package main_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -102,9 +100,9 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			})
 			// The shell's background job may exec after Codex has seen the
 			// command end; /proc is looked at.
-			for wait := time.Now().Add(10 * time.Second); !strings.Contains(strings.Join(codexProcesses(env.Home, cmd.Process.Pid), "\n"), " sleep 613"); {
+			for wait := time.Now().Add(10 * time.Second); !strings.Contains(strings.Join(env.Processes(cmd.Process.Pid), "\n"), " sleep 613"); {
 				if time.Now().After(wait) {
-					t.Fatalf("no detached process among %v: the test would prove nothing", codexProcesses(env.Home, cmd.Process.Pid))
+					t.Fatalf("no detached process among %v: the test would prove nothing", env.Processes(cmd.Process.Pid))
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -114,7 +112,7 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			b.drain()
 			exitsWithin(t, cmd, 10*time.Second)
 			t.Logf("bridge exited %v after the stop", time.Since(start).Round(time.Millisecond))
-			if left := codexProcesses(env.Home, 0); len(left) > 0 {
+			if left := env.Processes(0); len(left) > 0 {
 				t.Errorf("these survived the bridge: %v", left)
 				for _, p := range left {
 					pid, _ := strconv.Atoi(strings.Fields(p)[0])
@@ -144,26 +142,4 @@ func optionNamed(t *testing.T, ask map[string]any, name string) string {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
-}
-
-// codexProcesses lists the live processes (pid and command line) whose
-// environment has CODEX_HOME=home, but not, the bridge's: the TUI and
-// whatever it runs.
-func codexProcesses(home string, bridge int) []string {
-	want := []byte("CODEX_HOME=" + home + "\x00")
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == bridge || !alive(pid) {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, want) {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, e.Name()+" "+strings.ReplaceAll(strings.TrimRight(string(cmd), "\x00"), "\x00", " "))
-	}
-	return out
 }
