@@ -24,17 +24,17 @@ build:
 # recorded Claude Code session, driven by a small scripted ACP client that
 # prints the conversation.
 demo: build
-	$(GO) run ./cmd/acpdemo -fixture $(DEMO) -- ./$(BIN) --log-level warn replay --pace $(PACE) $(DEMO)
+	$(GO) run ./cmd/dev/acpdemo -fixture $(DEMO) -- ./$(BIN) --log-level warn replay --pace $(PACE) $(DEMO)
 
 # Everything CI needs: the official ACP schema for conformance checks, then
-# the whole suite under the race detector. cmd/testreport runs go test -json
+# the whole suite under the race detector. cmd/dev/testreport runs go test -json
 # and prints the package lines, the whole output of failing tests, the
 # skipped tests with their reasons and "tests: N passed, N failed, N
 # skipped"; it fails on any failure and, under CI=true, on any skip.
 # Most end-to-end tests wait on real CLIs rather than compute, so four run
 # at a time in a package even on two cores.
 test: schema
-	$(GO) run ./cmd/testreport -go $(GO) -- -race -count=1 -parallel 4 ./...
+	$(GO) run ./cmd/dev/testreport -go $(GO) -- -race -count=1 -parallel 4 ./...
 
 # The official ACP v1 JSON schema, from the npm package of the TypeScript SDK,
 # into a git-ignored cache.
@@ -61,7 +61,7 @@ claude-cli:
 
 # The pinned Codex CLI (npm @openai/codex, its native binary) into
 # .cache/codex, for the real-Codex tests of `acpbridge codex`
-# (fixtures/codexenv; they fail under CI without it and skip elsewhere).
+# (fixtures/testsupport/codexenv; they fail under CI without it and skip elsewhere).
 # Idempotent: nothing is fetched when the pinned version is there.
 .PHONY: codex-cli
 codex-cli:
@@ -69,7 +69,7 @@ codex-cli:
 
 # The pinned native-ACP agent CLIs (Gemini CLI, Qwen Code with the node 22
 # it needs, opencode, Copilot CLI) into .cache/agents/<name>, for the
-# real-CLI tests (fixtures/agentenv); they fail under CI without them and
+# real-CLI tests (fixtures/testsupport/agentenv); they fail under CI without them and
 # skip elsewhere. Idempotent, npm only, about 1.2 GB.
 .PHONY: agent-clis
 agent-clis:
@@ -83,7 +83,7 @@ agent-clis:
 bench: build
 	{ $(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex|PassthroughLatency)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ ./adapters/pty/ && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughLatency$$' -benchtime 9x -count 1 ./cmd/acpbridge/ && \
-	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughTurn$$' -benchtime 5x -count 1 ./adapters/acp/; } | $(GO) run ./cmd/benchtable
+	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughTurn$$' -benchtime 5x -count 1 ./adapters/acp/; } | $(GO) run ./cmd/dev/benchtable
 
 # acpbridge on the real Claude Code CLI, side by side with the peer adapter
 # (@agentclientprotocol/claude-agent-acp, pinned by bench/peer/package-lock.json)
@@ -96,7 +96,7 @@ CLAUDE_ROUNDS ?= 32
 .PHONY: bench-claude bench-peer
 bench-claude: bench-peer
 	CLAUDE_BIN="$${CLAUDE_BIN:-$$(scripts/install-claude.sh)}" \
-	$(GO) test -v -run '^$$' -bench '^BenchmarkClaude$$' -benchtime $(CLAUDE_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+	$(GO) test -v -run '^$$' -bench '^BenchmarkClaude$$' -benchtime $(CLAUDE_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/dev/benchtable
 
 # The peer adapter, without the CLI binary its SDK would bring along: the
 # benchmark points it at the same CLI as the others (CLAUDE_CODE_EXECUTABLE).
@@ -112,7 +112,7 @@ bench/peer/node_modules/.package-lock.json: bench/peer/package.json bench/peer/p
 CODEX_ROUNDS ?= 8
 .PHONY: bench-codex
 bench-codex: build codex-cli bench-peer
-	$(GO) test -v -run '^$$' -bench '^BenchmarkCodex$$' -benchtime $(CODEX_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/benchtable
+	$(GO) test -v -run '^$$' -bench '^BenchmarkCodex$$' -benchtime $(CODEX_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/dev/benchtable
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
@@ -134,7 +134,7 @@ fuzz:
 	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzAppendJSONText$$' -fuzztime 20s
-	$(GO) test ./fixtures -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
+	$(GO) test ./adapters/replay/recording -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
 	$(GO) test ./adapters/pty -run '^$$' -fuzz '^FuzzPTYChunking$$' -fuzztime 20s
 
 clean:

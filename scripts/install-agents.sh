@@ -12,7 +12,7 @@
 # Qwen Code 0.24.4 needs Node >= 22, so npm's node@22 package (a node binary
 # from the registry) is installed beside it; its launcher starts with
 # "#!/usr/bin/env node", so whoever runs it puts
-# .cache/agents/qwen/node_modules/node/bin first on PATH (fixtures/agentenv
+# .cache/agents/qwen/node_modules/node/bin first on PATH (fixtures/testsupport/agentenv
 # does). Copilot's native binary unpacks its runtime package on first start;
 # the install does that once, into .cache/agents/copilot/pkg, so that tests
 # with a fresh HOME do not repeat it.

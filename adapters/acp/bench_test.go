@@ -20,7 +20,7 @@ import (
 // agent (a real process) through the adapter and the whole bridge, with the
 // editor's side read and dropped, and reports updates/s. The agent's own
 // cost is included: it is the passthrough throughput figure
-// (target ≥ 500,000 updates/s, cmd/benchtable), not the bridge's alone.
+// (target ≥ 500,000 updates/s, cmd/dev/benchtable), not the bridge's alone.
 func BenchmarkPassthroughTurn(b *testing.B) {
 	const updates = 100_000
 	exe, err := os.Executable()

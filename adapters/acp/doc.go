@@ -68,7 +68,7 @@
 // a load replays is not forwarded again: the editor has it); an agent with
 // neither gets an error saying to open a new session.
 //
-// Quirks: fixtures/agentenv/QUIRKS.md records what each real CLI gets wrong;
+// Quirks: fixtures/testsupport/agentenv/QUIRKS.md records what each real CLI gets wrong;
 // the bridge fixes what a client trips on, and passes the rest through:
 //   - quirks.go: agent-to-client methods that are neither ACP nor
 //     underscore-prefixed extensions (Qwen Code's craft/drainMidTurnQueue

@@ -19,7 +19,7 @@ import (
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/acpagent"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpagent"
 )
 
 // agentEnv makes this test binary the scripted native-ACP agent (the

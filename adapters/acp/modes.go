@@ -17,7 +17,7 @@ const (
 )
 
 // modeConfig bridges the two ways ACP offers a session's mode and model,
-// for agents that offer only one (fixtures/agentenv/QUIRKS.md):
+// for agents that offer only one (fixtures/testsupport/agentenv/QUIRKS.md):
 //
 //   - Gemini CLI and Qwen Code answer modes and the unstable models, no
 //     configOptions: the bridge adds a mode and a model select option,

@@ -9,7 +9,7 @@ import (
 )
 
 // The fixes below are for what the native-ACP CLIs send that a client would
-// trip on (fixtures/agentenv/QUIRKS.md has the observations). Everything
+// trip on (fixtures/testsupport/agentenv/QUIRKS.md has the observations). Everything
 // else passes through unchanged.
 
 // clientMethod reports whether an agent may send method to an ACP client:
@@ -163,7 +163,7 @@ func zeroUsage(res json.RawMessage) json.RawMessage {
 // way. Copying the file aside and restoring it does not help: a load of
 // the restored file is damaged the same way. So the bridge does not offer
 // the load, and the stored session stays whole for Gemini's own --resume.
-// fixtures/agentenv's loadDamages notices a release that fixes it.
+// fixtures/testsupport/agentenv's loadDamages notices a release that fixes it.
 func withholdLoad(info map[string]any) bool {
 	name, _ := info["name"].(string)
 	return name == "gemini-cli"

@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
-	"github.com/acpbridge/acpbridge/fixtures/agentenv"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // cliOptions runs the named pinned CLI offline against the model server
-// at url (see fixtures/agentenv). Without the CLI the test skips, or fails
+// at url (see fixtures/testsupport/agentenv). Without the CLI the test skips, or fails
 // under CI=true.
 func cliOptions(t *testing.T, name, url, root string) (acpadapter.Options, *agentenv.Env) {
 	t.Helper()
@@ -56,7 +56,7 @@ func geminiChats(t *testing.T, home, id string) map[string][]byte {
 }
 
 // TestGeminiStoredSessionProtected: the real Gemini CLI's session/load in
-// a new process destroys the stored turns (fixtures/agentenv QUIRKS.md,
+// a new process destroys the stored turns (fixtures/testsupport/agentenv QUIRKS.md,
 // pinned in its loadDamages). Through the bridge, the editor is not offered
 // loadSession, a load it asks anyway is refused before any Gemini process
 // sees it, and the stored session file is byte for byte what the turn

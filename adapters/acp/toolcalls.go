@@ -13,7 +13,7 @@ import (
 
 // quirkClient is the editor as the session's agent connection sees it: the
 // bridge's RawClient, with the fixes that need to remember something about
-// the session's tool calls (fixtures/agentenv/QUIRKS.md):
+// the session's tool calls (fixtures/testsupport/agentenv/QUIRKS.md):
 //
 //   - Gemini CLI asks permission for, and updates, tool calls no tool_call
 //     announced: a tool_call (pending) is sent first, so clients that look

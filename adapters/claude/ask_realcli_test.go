@@ -10,7 +10,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // realCLIServer is realCLI for an end-to-end scenario
@@ -18,7 +18,7 @@ import (
 // read what the CLI sent the model.
 func realCLIServer(t *testing.T, scenario, mode string, client acp.Client) (acp.Session, *modelserver.Server) {
 	bin, home, tmp, project := realCLIWorld(t)
-	sc, err := modelserver.Load(filepath.Join(recordedDir, "scenarios", "e2e", scenario+".json"))
+	sc, err := modelserver.Load(filepath.Join(scenarioDir, "e2e", scenario+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/tidwall/gjson"
 
-	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 )
 
 func TestScanDelta(t *testing.T) {
@@ -79,12 +79,12 @@ func TestScanDeltaRecordings(t *testing.T) {
 	}
 	n := 0
 	for _, f := range files {
-		fx, err := fixtures.Load(f)
+		fx, err := recording.Load(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, st := range fx.Script {
-			if st.Dir != fixtures.FromAgent || gjson.GetBytes(st.Line, "event.type").String() != "content_block_delta" {
+			if st.Dir != recording.FromAgent || gjson.GetBytes(st.Line, "event.type").String() != "content_block_delta" {
 				continue
 			}
 			switch gjson.GetBytes(st.Line, "event.delta.type").String() {

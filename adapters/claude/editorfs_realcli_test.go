@@ -12,7 +12,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // fsClient is an editor with files: buffers (what fs/read_text_file
@@ -54,7 +54,7 @@ func (c *fsClient) WriteTextFile(_ context.Context, r acp.WriteTextFileRequest) 
 // buffer when asked to allow the second edit.
 func runEditorFS(t *testing.T, on bool, mode string) (c *fsClient, srv *modelserver.Server, project string) {
 	bin, home, tmp, project := realCLIWorld(t)
-	data, err := os.ReadFile(filepath.Join(recordedDir, "scenarios", "e2e", "editor_fs.json"))
+	data, err := os.ReadFile(filepath.Join(scenarioDir, "e2e", "editor_fs.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestRealCLIEditorFSAcceptEdits(t *testing.T) {
 // reaches the model as an image.
 func TestRealCLIEditorFSImage(t *testing.T) {
 	bin, home, tmp, project := realCLIWorld(t)
-	sc, err := modelserver.Load(filepath.Join(recordedDir, "scenarios", "e2e", "editor_fs_image.json"))
+	sc, err := modelserver.Load(filepath.Join(scenarioDir, "e2e", "editor_fs_image.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

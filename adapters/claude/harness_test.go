@@ -12,9 +12,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/adapters/replay/streamplayer"
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures"
-	"github.com/acpbridge/acpbridge/fixtures/fakeagent"
 )
 
 // testSessionID is the id the tests give new sessions.
@@ -72,10 +72,10 @@ func (r *transcript) format(t *testing.T) []byte {
 
 // fakeLaunch runs the fake agent in-process on a script, mapping the
 // recorded session id to the live one.
-func fakeLaunch(script []fixtures.Step, recorded, live string) func(context.Context, proc.Spec) (proc.Process, error) {
+func fakeLaunch(script []recording.Step, recorded, live string) func(context.Context, proc.Spec) (proc.Process, error) {
 	return func(context.Context, proc.Spec) (proc.Process, error) {
 		return proc.InProcess("claude", func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-			return fakeagent.Run(ctx, script, stdin, stdout, fakeagent.Options{SessionID: live, RecordedSessionID: recorded})
+			return streamplayer.Run(ctx, script, stdin, stdout, streamplayer.Options{SessionID: live, RecordedSessionID: recorded})
 		}), nil
 	}
 }

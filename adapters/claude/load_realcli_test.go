@@ -14,7 +14,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // updateLog is a client that keeps every update and allows every tool.
@@ -57,7 +57,7 @@ func (l *updateLog) take() []acp.SessionUpdate {
 // conversation as context. It needs the real CLI (realCLIWorld).
 func TestRealCLILoadAfterRestart(t *testing.T) {
 	bin, home, tmp, project := realCLIWorld(t)
-	scenario := filepath.Join(recordedDir, "scenarios", "bash_allow.json")
+	scenario := filepath.Join(scenarioDir, "bash_allow.json")
 	raw, err := os.ReadFile(scenario)
 	if err != nil {
 		t.Fatal(err)

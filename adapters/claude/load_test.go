@@ -21,7 +21,7 @@ import (
 )
 
 // transcriptDir holds session transcripts recorded from the real CLI
-// (go run ./cmd/record -scenario NAME -transcripts fixtures/claude/transcripts).
+// (go run ./cmd/dev/record -scenario NAME -transcripts fixtures/claude/transcripts).
 const transcriptDir = "../../fixtures/claude/transcripts"
 
 // recordedCwd is the working directory recordings are normalized to.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // TestRealCLIModelsAtOpen opens sessions on the real CLI: the first, on a

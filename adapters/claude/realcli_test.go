@@ -11,15 +11,15 @@ import (
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/claudecli"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
-// realCLIWorld returns the real CLI (claudecli.Require: $CLAUDE_BIN, else
+// realCLIWorld returns the real CLI (claudeenv.Require: $CLAUDE_BIN, else
 // the one make claude-cli installs) and fresh home, tmp and project
 // directories for it. Without a CLI the test skips, or fails under CI.
 func realCLIWorld(t *testing.T) (bin, home, tmp, project string) {
-	bin = claudecli.Require(t)
+	bin = claudeenv.Require(t)
 	root := t.TempDir()
 	home, tmp, project = filepath.Join(root, "home"), filepath.Join(root, "tmp"), filepath.Join(root, "project")
 	for _, d := range []string{home, tmp, project} {
@@ -34,7 +34,7 @@ func realCLIWorld(t *testing.T) (bin, home, tmp, project string) {
 // against the scripted model server playing a recording scenario.
 func realCLI(t *testing.T, scenario string, client acp.Client) acp.Session {
 	bin, home, tmp, project := realCLIWorld(t)
-	sc, err := modelserver.Load(filepath.Join(recordedDir, "scenarios", scenario+".json"))
+	sc, err := modelserver.Load(filepath.Join(scenarioDir, scenario+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,14 +16,18 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/adapters/replay/streamplayer"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures"
-	"github.com/acpbridge/acpbridge/fixtures/fakeagent"
 )
 
 // recordedDir holds the recordings of the real CLI.
-const recordedDir = "../../fixtures/claude"
+const (
+	recordedDir = "../../fixtures/claude"
+	// scenarioDir holds the scenarios the recordings were made from.
+	scenarioDir = "../../fixtures/scenarios/claude"
+)
 
 // TestRecordedFixtures replays every recording of the real CLI through the
 // adapter, acting as the editor the recording implies (its prompts, its
@@ -41,7 +45,7 @@ func TestRecordedFixtures(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			fx, err := fixtures.Load(f)
+			fx, err := recording.Load(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,13 +63,13 @@ type recordedStep struct {
 }
 
 // editorSteps derives the editor's actions from the host side of a script.
-func editorSteps(t *testing.T, script []fixtures.Step) []recordedStep {
+func editorSteps(t *testing.T, script []recording.Step) []recordedStep {
 	var steps []recordedStep
 	written := 0
 	cur := -1                          // index of the current prompt step
 	tools := map[string]gjson.Result{} // can_use_tool request id -> request
 	for _, st := range script {
-		if st.Dir == fixtures.FromAgent {
+		if st.Dir == recording.FromAgent {
 			written++
 			if r := gjson.GetBytes(st.Line, "request"); r.Get("subtype").String() == "can_use_tool" {
 				tools[gjson.GetBytes(st.Line, "request_id").String()] = r
@@ -169,7 +173,7 @@ func promptJSON(t *testing.T, content gjson.Result) json.RawMessage {
 }
 
 // playRecording runs one recording and returns the transcript.
-func playRecording(t *testing.T, fx *fixtures.Fixture) []byte {
+func playRecording(t *testing.T, fx *recording.Fixture) []byte {
 	steps := editorSteps(t, fx.Script)
 	rec := &transcript{}
 	d := &driver{t: t, rec: rec, schema: acptest.Load(t)}
@@ -180,7 +184,7 @@ func playRecording(t *testing.T, fx *fixtures.Fixture) []byte {
 		Launch: func(context.Context, proc.Spec) (proc.Process, error) {
 			return proc.InProcess("claude", func(ctx context.Context, in io.Reader, out io.Writer) error {
 				lines.w = out
-				return fakeagent.Run(ctx, fx.Script, in, lines, fakeagent.Options{
+				return streamplayer.Run(ctx, fx.Script, in, lines, streamplayer.Options{
 					SessionID: testSessionID, RecordedSessionID: fx.Meta["session"]})
 			}), nil
 		},

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of the transcript testdata")
@@ -55,7 +55,7 @@ func TestTranscripts(t *testing.T) {
 }
 
 func runTranscript(t *testing.T, path string) {
-	fx, err := fixtures.Load(path)
+	fx, err := recording.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func runTranscript(t *testing.T, path string) {
 // storeSection returns a fresh CLI config dir. A case's "store" section,
 // if any, is put there as the session's transcript, as the CLI would have
 // written it, dated storeTime.
-func storeSection(t *testing.T, fx *fixtures.Fixture) string {
+func storeSection(t *testing.T, fx *recording.Fixture) string {
 	dir := t.TempDir()
 	data, ok := fx.File.Section("store")
 	if !ok {
@@ -270,16 +270,16 @@ func promptBlocks(t *testing.T, raw json.RawMessage) []acp.ContentBlock {
 }
 
 // compareWant checks got against the want section, or rewrites it.
-func compareWant(t *testing.T, fx *fixtures.Fixture, got []byte) {
+func compareWant(t *testing.T, fx *recording.Fixture, got []byte) {
 	t.Helper()
 	if *update {
-		fx.File.SetSection(fixtures.SectionWant, got)
+		fx.File.SetSection(recording.SectionWant, got)
 		if err := fx.Save(); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, _ := fx.File.Section(fixtures.SectionWant)
+	want, _ := fx.File.Section(recording.SectionWant)
 	if !bytes.Equal(bytes.TrimSpace(want), bytes.TrimSpace(got)) {
 		t.Errorf("transcript differs from %s (-update rewrites it)\n--- want\n%s\n--- got\n%s", fx.Path, want, got)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures/codexenv"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // TestRealCodexLogin: Codex on its own OpenAI provider (pointed at the

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // BenchmarkClaudeTUITurn is a one-line text turn on the real Claude Code

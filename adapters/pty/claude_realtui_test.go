@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // The tests in this file drive the real Claude Code TUI (the pinned CLI,
-// fixtures/claudecli) offline with the built-in claude profile. Each starts
+// fixtures/testsupport/claudeenv) offline with the built-in claude profile. Each starts
 // one TUI (a few seconds) and runs its turns in order on it, as a person
 // would in one sitting; a step that fails stops the rest.
 

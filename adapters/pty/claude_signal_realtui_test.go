@@ -14,8 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures/claudecli"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // claudeHooksProfile wires Claude Code's hooks to the session's socket: the
@@ -51,7 +51,7 @@ fallback = "10m"
 // the Stop hook ends each turn.
 func TestRealClaudeTUIStopHookEndsTurn(t *testing.T) {
 	requireUnix(t)
-	bin := claudecli.Require(t)
+	bin := claudeenv.Require(t)
 	srv := modelserver.New(&modelserver.Scenario{Turns: []modelserver.Turn{
 		{Match: "say hi", Blocks: []modelserver.Block{modelserver.Text("Hello from Claude.")}},
 		{Match: "again", Blocks: []modelserver.Block{modelserver.Text("Second answer.")}},

@@ -16,8 +16,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures/claudecli"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // claudeTUI is the real Claude Code TUI running offline under the pty
@@ -39,7 +39,7 @@ type claudeTUI struct {
 func startClaudeTUI(t testing.TB, sc *modelserver.Scenario, p *Profile, c acp.Client) *claudeTUI {
 	t.Helper()
 	requireUnix(t)
-	bin := claudecli.Require(t)
+	bin := claudeenv.Require(t)
 	if p == nil {
 		var err error
 		if p, err = FindProfile("claude", ""); err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures/codexenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
 )
 
 // codexTurn runs one turn answering permission dialogs with the option

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/acpbridge/acpbridge/fixtures/codexenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
 )
 
 // TestRealCodexTUIWrapper runs the pinned Codex TUI through a wrapper

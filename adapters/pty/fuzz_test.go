@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 )
 
 // recorded is a recording decoded for the fuzz target.
@@ -29,7 +29,7 @@ func loadRecorded(tb testing.TB) []recorded {
 	}
 	var out []recorded
 	for _, path := range paths {
-		fx, err := fixtures.Load(path)
+		fx, err := recording.Load(path)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func loadRecorded(tb testing.TB) []recorded {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		steps, err := decodeSteps(fixtures.SliceSteps(fx.Script))
+		steps, err := decodeSteps(recording.SliceSteps(fx.Script))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func playScreens(r recorded, split func(run []byte) []int) []look {
 		out = out[:0]
 	}
 	for _, st := range r.steps {
-		if st.dir == fixtures.FromAgent {
+		if st.dir == recording.FromAgent {
 			out = append(out, st.data...)
 			continue
 		}

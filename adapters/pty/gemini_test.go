@@ -16,8 +16,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures/agentenv"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // geminiScenario is what the scripted Gemini API answers: turns are picked

@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 )
 
 func out(ms int, s string) termStep {
-	return termStep{dir: fixtures.FromAgent, delay: time.Duration(ms) * time.Millisecond, data: []byte(s)}
+	return termStep{dir: recording.FromAgent, delay: time.Duration(ms) * time.Millisecond, data: []byte(s)}
 }
 
 func in(ms int, s string) termStep {
-	return termStep{dir: fixtures.ToAgent, delay: time.Duration(ms) * time.Millisecond, data: []byte(s)}
+	return termStep{dir: recording.ToAgent, delay: time.Duration(ms) * time.Millisecond, data: []byte(s)}
 }
 
 // Machine values are replaced across read boundaries, a UTF-8 character cut
@@ -80,7 +80,7 @@ func TestStepEncoding(t *testing.T) {
 			t.Errorf("decodeStep(%s) = %q, %v, %v; want %q", s.Line, back.data, back.delay, err, tt.step.data)
 		}
 	}
-	if _, err := decodeStep(fixtures.Step{Dir: fixtures.FromAgent, Line: []byte(`{"t_ms":1,"in":"x"}`)}); err == nil {
+	if _, err := decodeStep(recording.Step{Dir: recording.FromAgent, Line: []byte(`{"t_ms":1,"in":"x"}`)}); err == nil {
 		t.Error(`a "> " step with "in" decoded without error`)
 	}
 }

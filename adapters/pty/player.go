@@ -14,7 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
-	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 )
 
 // ReplayOptions configure Replay. The zero value plays at the recorded
@@ -53,7 +53,7 @@ type ReplayOptions struct {
 // keys (dialog answers, interrupts, terminal answers) must match. When
 // they do not, the player writes what went wrong on the screen and ends,
 // and the turn fails with that screen.
-func Replay(meta map[string]string, script func() (fixtures.StepReader, error), o ReplayOptions) (*Adapter, error) {
+func Replay(meta map[string]string, script func() (recording.StepReader, error), o ReplayOptions) (*Adapter, error) {
 	if meta["adapter"] != "pty" {
 		return nil, fmt.Errorf("not a PTY recording: meta says adapter %q", meta["adapter"])
 	}
@@ -105,7 +105,7 @@ func play(ctx context.Context, steps []termStep, o ReplayOptions, stdin io.Reade
 	kb := newKeyboard(stdin)
 	defer kb.stop(stdin)
 	for _, st := range steps {
-		if st.dir == fixtures.ToAgent {
+		if st.dir == recording.ToAgent {
 			if o.waiting != nil {
 				o.waiting(st.data)
 			}

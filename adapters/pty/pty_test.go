@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures/faketui"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/faketui"
 )
 
 // The test binary is also the fake TUI: with ACPBRIDGE_FAKETUI set it runs

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 var recordFlag = flag.Bool("record", false, "rewrite the recordings in fixtures/pty from the fake TUI")
@@ -61,7 +61,7 @@ func recordScenario(t *testing.T, sc scenario, path string) (cwd string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	comment := sc.comment + "\n\nRecorded from the fake TUI (fixtures/faketui):\n\n\tgo test ./adapters/pty -run 'TestRecordFakeTUI/" + sc.name + "$' -record\n"
+	comment := sc.comment + "\n\nRecorded from the fake TUI (fixtures/testsupport/faketui):\n\n\tgo test ./adapters/pty -run 'TestRecordFakeTUI/" + sc.name + "$' -record\n"
 	a, err := New(p, Options{Command: append([]string{exe}, sc.args...), Name: "faketui",
 		Env: []string{"ACPBRIDGE_FAKETUI=1"}, Logger: zerolog.New(zerolog.NewTestWriter(t)),
 		StopGrace: 500 * time.Millisecond, Record: NewRecorder(path, comment)})
@@ -122,7 +122,7 @@ func TestRecordFakeTUI(t *testing.T) {
 			}
 			path := filepath.Join(dir, sc.name+".txtar")
 			cwd := recordScenario(t, sc, path)
-			fx, err := fixtures.Load(path)
+			fx, err := recording.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestRecordFakeTUI(t *testing.T) {
 				if _, err := decodeStep(s); err != nil {
 					t.Fatal(err)
 				}
-				if s.Dir == fixtures.ToAgent {
+				if s.Dir == recording.ToAgent {
 					in++
 				} else {
 					out++

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 // Recorder writes the first session of an Adapter (Options.Record) to a
@@ -32,7 +32,7 @@ type Recorder struct {
 	machine func() machineValues
 
 	mu  sync.Mutex
-	rec *recording // guarded by mu: the session recorded, nil before
+	rec *sessionRecording // guarded by mu: the session recorded, nil before
 }
 
 // NewRecorder returns a Recorder writing to path, with comment as the
@@ -43,7 +43,7 @@ func NewRecorder(path, comment string) *Recorder {
 
 // begin claims the recorder for a new session, or returns nil when a
 // session was already recorded (or r is nil).
-func (r *Recorder) begin(p *Profile, o *Options, cwd string) *recording {
+func (r *Recorder) begin(p *Profile, o *Options, cwd string) *sessionRecording {
 	if r == nil {
 		return nil
 	}
@@ -52,7 +52,7 @@ func (r *Recorder) begin(p *Profile, o *Options, cwd string) *recording {
 	if r.rec != nil {
 		return nil
 	}
-	r.rec = &recording{r: r, p: p, o: o, cwd: cwd, now: o.Now, last: o.Now()}
+	r.rec = &sessionRecording{r: r, p: p, o: o, cwd: cwd, now: o.Now, last: o.Now()}
 	return r.rec
 }
 
@@ -90,7 +90,7 @@ func (r *Recorder) flush() error {
 }
 
 // saved saves the recording once and returns the result.
-func (rec *recording) saved() error {
+func (rec *sessionRecording) saved() error {
 	rec.saveOnce.Do(func() { rec.saveErr = rec.save() })
 	if rec.saveErr != nil {
 		return fmt.Errorf("recording the session: %w", rec.saveErr)
@@ -99,7 +99,7 @@ func (rec *recording) saved() error {
 }
 
 // recording is one session being recorded.
-type recording struct {
+type sessionRecording struct {
 	r   *Recorder
 	p   *Profile
 	o   *Options
@@ -120,7 +120,7 @@ type recording struct {
 }
 
 // step appends what crossed the terminal.
-func (rec *recording) step(dir fixtures.Dir, b []byte) {
+func (rec *sessionRecording) step(dir recording.Dir, b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -138,7 +138,7 @@ func (rec *recording) step(dir fixtures.Dir, b []byte) {
 const recordedSession = "recorded"
 
 // editorMessage appends a message of the editor.
-func (rec *recording) editorMessage(msg map[string]any) {
+func (rec *sessionRecording) editorMessage(msg map[string]any) {
 	msg["jsonrpc"] = "2.0"
 	b, err := json.Marshal(msg)
 	if err != nil {
@@ -150,7 +150,7 @@ func (rec *recording) editorMessage(msg map[string]any) {
 }
 
 // options are o with the agent's start wrapped to record its terminal.
-func (rec *recording) options(o *Options) *Options {
+func (rec *sessionRecording) options(o *Options) *Options {
 	cp := *o
 	start := o.start
 	cp.start = func(ctx context.Context, s proc.Spec, cols, rows uint16) (proc.Process, error) {
@@ -175,13 +175,13 @@ func (p *recProc) Stdout() io.Reader     { return p.out }
 
 type recInput struct {
 	w   io.WriteCloser
-	rec *recording
+	rec *sessionRecording
 }
 
 // Write records b before typing it: the agent may answer before Write
 // returns, and a player must wait for b before playing that answer.
 func (w *recInput) Write(b []byte) (int, error) {
-	w.rec.step(fixtures.ToAgent, b)
+	w.rec.step(recording.ToAgent, b)
 	return w.w.Write(b)
 }
 
@@ -189,21 +189,21 @@ func (w *recInput) Close() error { return w.w.Close() }
 
 type recOutput struct {
 	r   io.Reader
-	rec *recording
+	rec *sessionRecording
 }
 
 func (o *recOutput) Read(b []byte) (int, error) {
 	n, err := o.r.Read(b)
-	o.rec.step(fixtures.FromAgent, b[:n])
+	o.rec.step(recording.FromAgent, b[:n])
 	return n, err
 }
 
 // client records the editor's answers to permission requests.
-func (rec *recording) client(c acp.Client) acp.Client { return &recClient{Client: c, rec: rec} }
+func (rec *sessionRecording) client(c acp.Client) acp.Client { return &recClient{Client: c, rec: rec} }
 
 type recClient struct {
 	acp.Client
-	rec *recording
+	rec *sessionRecording
 }
 
 func (c *recClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
@@ -233,7 +233,7 @@ func (c *recClient) SessionUpdate(ctx context.Context, n acp.SessionNotification
 
 // flushReply writes the reply text so far to want as one chunk: how a
 // screen is cut into chunks depends on timing, the text does not.
-func (rec *recording) flushReply() {
+func (rec *sessionRecording) flushReply() {
 	rec.mu.Lock()
 	text := rec.reply.String()
 	rec.reply.Reset()
@@ -246,7 +246,7 @@ func (rec *recording) flushReply() {
 }
 
 // wantMessage appends a message of the bridge to the editor.
-func (rec *recording) wantMessage(msg map[string]any) {
+func (rec *sessionRecording) wantMessage(msg map[string]any) {
 	msg["jsonrpc"] = "2.0"
 	b, err := json.MarshalIndent(msg, "", "  ")
 	if err != nil {
@@ -259,11 +259,13 @@ func (rec *recording) wantMessage(msg map[string]any) {
 
 // session records the session's prompts and cancels, and saves the
 // recording when it closes.
-func (rec *recording) session(s acp.Session) acp.Session { return &recSession{Session: s, rec: rec} }
+func (rec *sessionRecording) session(s acp.Session) acp.Session {
+	return &recSession{Session: s, rec: rec}
+}
 
 type recSession struct {
 	acp.Session
-	rec    *recording
+	rec    *sessionRecording
 	prompt int // accessed only by Prompt (one at a time)
 }
 
@@ -295,12 +297,12 @@ func (s *recSession) Close() error {
 }
 
 // save writes the recording, normalised, to the recorder's file.
-func (rec *recording) save() error {
+func (rec *sessionRecording) save() error {
 	rec.mu.Lock()
 	steps, editor, want := rec.steps, rec.editor, rec.want
 	rec.mu.Unlock()
 	norm := rec.r.machine().replacements(rec.cwd, rec.o.Env)
-	var script []fixtures.Step
+	var script []recording.Step
 	for _, st := range normaliseSteps(steps, norm) {
 		s, err := encodeStep(st)
 		if err != nil {
@@ -325,13 +327,13 @@ func (rec *recording) save() error {
 		"(directories, user, host, dates, times) are replaced by fixed ones. The\n" +
 		"want section joins the reply text of each turn (or up to a permission\n" +
 		"request) into one chunk: how a screen is cut into chunks is timing.\n"
-	f := &fixtures.File{Comment: comment, Sections: []fixtures.Section{
-		{Name: fixtures.SectionMeta, Data: []byte(meta)},
-		{Name: fixtures.SectionAgent, Data: fixtures.FormatScript(script)},
-		{Name: fixtures.SectionEditor, Data: []byte(ed.String())},
-		{Name: fixtures.SectionWant, Data: []byte(norm.literal(string(bytes.Join(want, []byte("\n\n")))) + "\n")},
+	f := &recording.File{Comment: comment, Sections: []recording.Section{
+		{Name: recording.SectionMeta, Data: []byte(meta)},
+		{Name: recording.SectionAgent, Data: recording.FormatScript(script)},
+		{Name: recording.SectionEditor, Data: []byte(ed.String())},
+		{Name: recording.SectionWant, Data: []byte(norm.literal(string(bytes.Join(want, []byte("\n\n")))) + "\n")},
 	}}
-	if err := fixtures.WriteFile(rec.r.path, f); err != nil {
+	if err := recording.WriteFile(rec.r.path, f); err != nil {
 		return fmt.Errorf("writing %s: %w", rec.r.path, err)
 	}
 	return nil

@@ -9,10 +9,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 )
 
-// A PTY recording is a fixture (see package fixtures) whose agent section
+// A PTY recording is a fixture (see package recording) whose agent section
 // holds what crossed the terminal: "> " steps are what the agent wrote on
 // it, "< " steps what the bridge typed (keys, pastes, and the emulator's
 // answers to the agent's terminal queries). Each step is
@@ -28,7 +28,7 @@ import (
 
 // termStep is one step of a PTY recording, decoded.
 type termStep struct {
-	dir   fixtures.Dir
+	dir   recording.Dir
 	delay time.Duration
 	data  []byte
 }
@@ -42,11 +42,11 @@ type stepJSON struct {
 }
 
 // encodeStep is the fixture step of st.
-func encodeStep(st termStep) (fixtures.Step, error) {
+func encodeStep(st termStep) (recording.Step, error) {
 	j := stepJSON{TMs: st.delay.Milliseconds()}
 	if utf8.Valid(st.data) {
 		s := string(st.data)
-		if st.dir == fixtures.FromAgent {
+		if st.dir == recording.FromAgent {
 			j.Out = &s
 		} else {
 			j.In = &s
@@ -58,20 +58,20 @@ func encodeStep(st termStep) (fixtures.Step, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // "<" and "&" stay readable
 	if err := enc.Encode(j); err != nil {
-		return fixtures.Step{}, err
+		return recording.Step{}, err
 	}
-	return fixtures.Step{Dir: st.dir, Line: bytes.TrimRight(buf.Bytes(), "\n")}, nil
+	return recording.Step{Dir: st.dir, Line: bytes.TrimRight(buf.Bytes(), "\n")}, nil
 }
 
 // decodeStep reads a fixture step of a PTY recording.
-func decodeStep(s fixtures.Step) (termStep, error) {
+func decodeStep(s recording.Step) (termStep, error) {
 	var j stepJSON
 	if err := json.Unmarshal(s.Line, &j); err != nil {
 		return termStep{}, fmt.Errorf("reading PTY step %s: %w", s.Line, err)
 	}
 	st := termStep{dir: s.Dir, delay: time.Duration(j.TMs) * time.Millisecond}
 	text := j.Out
-	if s.Dir == fixtures.ToAgent {
+	if s.Dir == recording.ToAgent {
 		text = j.In
 	}
 	switch {
@@ -81,7 +81,7 @@ func decodeStep(s fixtures.Step) (termStep, error) {
 		st.data = j.B64
 	default:
 		key := "out"
-		if s.Dir == fixtures.ToAgent {
+		if s.Dir == recording.ToAgent {
 			key = "in"
 		}
 		return termStep{}, fmt.Errorf("PTY step %s has neither %q nor \"b64\"", s.Line, key)
@@ -90,7 +90,7 @@ func decodeStep(s fixtures.Step) (termStep, error) {
 }
 
 // decodeSteps reads every step of a recording's agent section.
-func decodeSteps(r fixtures.StepReader) ([]termStep, error) {
+func decodeSteps(r recording.StepReader) ([]termStep, error) {
 	var out []termStep
 	for {
 		s, err := r.Next()

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 // editorScript is a recording's editor section: its turns and the
@@ -67,9 +67,9 @@ func readEditor(t testing.TB, msgs []json.RawMessage) editorScript {
 // editor section says (a turn marked cancelled is cancelled when the player
 // waits for the interrupt, where the recorded one was), records the replay,
 // and returns both recordings.
-func replayRecording(t testing.TB, path string, o ReplayOptions) (orig, replayed *fixtures.Fixture) {
+func replayRecording(t testing.TB, path string, o ReplayOptions) (orig, replayed *recording.Fixture) {
 	t.Helper()
-	orig, err := fixtures.Load(path)
+	orig, err := recording.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func replayRecording(t testing.TB, path string, o ReplayOptions) (orig, replayed
 			mu.Unlock()
 		}
 	}
-	a, err := Replay(orig.Meta, func() (fixtures.StepReader, error) { return fixtures.SliceSteps(orig.Script), nil }, o)
+	a, err := Replay(orig.Meta, func() (recording.StepReader, error) { return recording.SliceSteps(orig.Script), nil }, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func replayRecording(t testing.TB, path string, o ReplayOptions) (orig, replayed
 	if err := a.Close(); err != nil {
 		t.Fatalf("closing the adapter: %v", err)
 	}
-	replayed, err = fixtures.Load(out)
+	replayed, err = recording.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,9 +138,9 @@ func replayRecording(t testing.TB, path string, o ReplayOptions) (orig, replayed
 }
 
 // wantFrames decodes a recording's want section.
-func wantFrames(t testing.TB, fx *fixtures.Fixture) []map[string]any {
+func wantFrames(t testing.TB, fx *recording.Fixture) []map[string]any {
 	t.Helper()
-	data, _ := fx.File.Section(fixtures.SectionWant)
+	data, _ := fx.File.Section(recording.SectionWant)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var out []map[string]any
 	for dec.More() {
@@ -169,11 +169,11 @@ func stopReason(m map[string]any) string {
 }
 
 // typed is everything the bridge typed in a recording.
-func typed(t testing.TB, fx *fixtures.Fixture) []byte {
+func typed(t testing.TB, fx *recording.Fixture) []byte {
 	t.Helper()
 	var b []byte
 	for _, s := range fx.Script {
-		if s.Dir != fixtures.ToAgent {
+		if s.Dir != recording.ToAgent {
 			continue
 		}
 		st, err := decodeStep(s)
@@ -218,7 +218,7 @@ func turnsOf(frames []map[string]any) []turnFrames {
 // stop reasons; and that the bridge typed the same keys. The text of a
 // cancelled turn depends on when the cancel came: one text must start
 // the other.
-func compareReplay(t testing.TB, orig, replayed *fixtures.Fixture) {
+func compareReplay(t testing.TB, orig, replayed *recording.Fixture) {
 	t.Helper()
 	want, got := turnsOf(wantFrames(t, orig)), turnsOf(wantFrames(t, replayed))
 	if len(got) != len(want) {
@@ -269,11 +269,11 @@ func TestReplayPaced(t *testing.T) {
 // the recorded answer.
 func TestReplayDiverges(t *testing.T) {
 	t.Parallel()
-	fx, err := fixtures.Load(filepath.Join(recordDir, "dialog_yn.txtar"))
+	fx, err := recording.Load(filepath.Join(recordDir, "dialog_yn.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Replay(fx.Meta, func() (fixtures.StepReader, error) { return fixtures.SliceSteps(fx.Script), nil },
+	a, err := Replay(fx.Meta, func() (recording.StepReader, error) { return recording.SliceSteps(fx.Script), nil },
 		ReplayOptions{NoDelay: true, Diverge: 100e6})
 	if err != nil {
 		t.Fatal(err)

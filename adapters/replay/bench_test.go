@@ -11,9 +11,9 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/acpbridge/acpbridge/adapters/replay"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
-	"github.com/acpbridge/acpbridge/fixtures"
-	"github.com/acpbridge/acpbridge/fixtures/gen"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/gen"
 )
 
 // BenchmarkTextTurn plays a generated Claude Code turn of 20,000 text deltas
@@ -41,7 +41,7 @@ func BenchmarkTextTurn(b *testing.B) {
 // playTurn serves fx on a pipe, sends initialize, session/new and one
 // prompt, and reads the editor's side until the prompt's answer, counting
 // agent_message_chunk updates.
-func playTurn(ctx context.Context, fx *fixtures.Fixture, server func(*replay.Adapter) *bridge.Server) (int, error) {
+func playTurn(ctx context.Context, fx *recording.Fixture, server func(*replay.Adapter) *bridge.Server) (int, error) {
 	ad, err := replay.New(fx, replay.ClaudeOptions(nil, "", 0))
 	if err != nil {
 		return 0, err

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 // TestJSONRPCReplayAnswersOtherwise plays recordings whose editor allowed a
@@ -23,7 +23,7 @@ func TestJSONRPCReplayAnswersOtherwise(t *testing.T) {
 		{"codex/command_allow.txtar", "decline"},
 	} {
 		t.Run(tt.fixture, func(t *testing.T) {
-			fx, err := fixtures.Load(filepath.Join("..", "..", "fixtures", filepath.FromSlash(tt.fixture)))
+			fx, err := recording.Load(filepath.Join("..", "..", "fixtures", filepath.FromSlash(tt.fixture)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,9 +19,9 @@ import (
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/codex"
 	"github.com/acpbridge/acpbridge/adapters/replay"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of the JSON-RPC recordings")
@@ -46,7 +46,7 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, path := range paths {
-			fx, err := fixtures.Load(path)
+			fx, err := recording.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,13 +58,13 @@ func TestGolden(t *testing.T) {
 				var got [][]byte
 				synctest.Test(t, func(t *testing.T) { got = transcript(t, v, fx) })
 				if *update {
-					fx.File.SetSection(fixtures.SectionWant, formatFrames(got))
+					fx.File.SetSection(recording.SectionWant, formatFrames(got))
 					if err := fx.Save(); err != nil {
 						t.Fatal(err)
 					}
 					return
 				}
-				want, ok := fx.File.Section(fixtures.SectionWant)
+				want, ok := fx.File.Section(recording.SectionWant)
 				if !ok {
 					t.Fatalf("%s has an editor section but no want section: run make golden", path)
 				}
@@ -79,7 +79,7 @@ func TestGolden(t *testing.T) {
 
 // goldenAdapter builds the adapter fx names around the replay's player, as
 // cmd/acpbridge does, with the recorded session id for every session.
-func goldenAdapter(t *testing.T, fx *fixtures.Fixture) bridge.Adapter {
+func goldenAdapter(t *testing.T, fx *recording.Fixture) bridge.Adapter {
 	if fx.Meta["adapter"] != "claude" {
 		return rpcAdapter(t, fx.Path)
 	}
@@ -97,7 +97,7 @@ func goldenAdapter(t *testing.T, fx *fixtures.Fixture) bridge.Adapter {
 // replay's launcher, as cmd/acpbridge does; every agent process uses the
 // recorded session id, which the editor section names.
 func rpcAdapter(t *testing.T, path string) bridge.Adapter {
-	rec, err := fixtures.Open(path)
+	rec, err := recording.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func rpcAdapter(t *testing.T, path string) bridge.Adapter {
 // transcript runs fx through the bridge and returns every frame written.
 // After each editor message it waits until the bridge and the player are
 // idle, so the order of frames is deterministic.
-func transcript(t *testing.T, v *acptest.Validator, fx *fixtures.Fixture) [][]byte {
+func transcript(t *testing.T, v *acptest.Validator, fx *recording.Fixture) [][]byte {
 	check := v.NewChecker()
 	a := goldenAdapter(t, fx)
 	inR, inW := io.Pipe()

@@ -12,10 +12,10 @@
 // which picks by the fixture's "adapter" meta) does. For a Claude Code
 // recording ("adapter: claude") the caller passes Options.Wrap, which builds
 // the adapter around the launcher this package gives it (the player is
-// fixtures/fakeagent); Adapter adds what a replay serves besides (the
+// adapters/replay/streamplayer); Adapter adds what a replay serves besides (the
 // recorded session to list and load). For a JSON-RPC recording ("adapter:
 // acp", "adapter: codex") the caller builds the adapter itself with Launcher
-// as its process starter (the player is fixtures/rpcplayer); the adapter
+// as its process starter (the player is adapters/replay/rpcplayer); the adapter
 // serves everything else unchanged.
 //
 // Besides new sessions, a Claude Code recording's session can be listed and
@@ -42,8 +42,8 @@
 // plays the recording's next turn. Allow once and allow always are the same
 // answer to a recording, as are reject once and reject always.
 //
-// New serves a fixture held in memory (fixtures.Load); Stream serves one
-// opened with fixtures.Open, whose agent script each session reads from the
+// New serves a fixture held in memory (recording.Load); Stream serves one
+// opened with recording.Open, whose agent script each session reads from the
 // file as it plays, so a long recording costs no more memory than a short
 // one.
 //
@@ -64,9 +64,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/adapters/replay/streamplayer"
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures"
-	"github.com/acpbridge/acpbridge/fixtures/fakeagent"
 )
 
 // Options configure a replay. Wrap is required; the rest may be zero.
@@ -114,27 +114,27 @@ type source struct {
 	path   string
 	meta   map[string]string
 	steps  int
-	script func() (fixtures.StepReader, error) // a reader from the first step
-	check  func() error                        // before each session: is the script still there?
+	script func() (recording.StepReader, error) // a reader from the first step
+	check  func() error                         // before each session: is the script still there?
 }
 
 // New returns an Adapter serving fx, whose script is held in memory. Only
 // Claude Code recordings ("adapter: claude") are played this way.
-func New(fx *fixtures.Fixture, opts Options) (*Adapter, error) {
+func New(fx *recording.Fixture, opts Options) (*Adapter, error) {
 	return newAdapter(source{
 		path:   fx.Path,
 		meta:   fx.Meta,
 		steps:  len(fx.Script),
-		script: func() (fixtures.StepReader, error) { return fixtures.SliceSteps(fx.Script), nil },
+		script: func() (recording.StepReader, error) { return recording.SliceSteps(fx.Script), nil },
 		check:  func() error { return nil },
 	}, opts)
 }
 
-// Stream returns an Adapter serving rec (see fixtures.Open). Each session
+// Stream returns an Adapter serving rec (see recording.Open). Each session
 // reads the agent script from the file as it plays, so serving a long
 // recording costs no more memory than a short one. A file that disappears or
 // changes after Open makes the next session fail with an error naming it.
-func Stream(rec *fixtures.Recording, opts Options) (*Adapter, error) {
+func Stream(rec *recording.Recording, opts Options) (*Adapter, error) {
 	return newAdapter(source{
 		path:   rec.Path,
 		meta:   rec.Meta,
@@ -149,7 +149,7 @@ func newAdapter(src source, opts Options) (*Adapter, error) {
 		return nil, fmt.Errorf("replaying %s: unsupported adapter %q", src.path, name)
 	}
 	if src.steps == 0 {
-		return nil, fmt.Errorf("replaying %s: no %s section", src.path, fixtures.SectionAgent)
+		return nil, fmt.Errorf("replaying %s: no %s section", src.path, recording.SectionAgent)
 	}
 	title, err := firstPrompt(src)
 	if err != nil {
@@ -172,10 +172,10 @@ func (a *Adapter) launch(_ context.Context, spec proc.Spec) (proc.Process, error
 		return nil, fmt.Errorf("replaying: %w", err)
 	}
 	live := sessionArg(spec.Args)
-	opts := fakeagent.Options{SessionID: live, RecordedSessionID: string(a.recorded), Pace: a.opts.Pace,
+	opts := streamplayer.Options{SessionID: live, RecordedSessionID: string(a.recorded), Pace: a.opts.Pace,
 		StopOnOtherAnswer: true}
 	return proc.InProcess(spec.Name, func(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-		return fakeagent.Play(ctx, a.src.script, stdin, stdout, opts)
+		return streamplayer.Play(ctx, a.src.script, stdin, stdout, opts)
 	}), nil
 }
 
@@ -238,7 +238,7 @@ func firstPrompt(src source) (string, error) {
 				Content json.RawMessage `json:"content"`
 			} `json:"message"`
 		}
-		if st.Dir != fixtures.ToAgent || json.Unmarshal(st.Line, &m) != nil || m.Type != "user" {
+		if st.Dir != recording.ToAgent || json.Unmarshal(st.Line, &m) != nil || m.Type != "user" {
 			continue
 		}
 		return shorten(strings.Join(strings.Fields(promptText(m.Message.Content)), " "), 80), nil
@@ -293,7 +293,7 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 	}
 	return l.LoadRecorded(ctx, req, cwd, func(yield func(bool, []byte) bool) {
 		for _, st := range history {
-			if !yield(st.Dir == fixtures.FromAgent, st.Line) {
+			if !yield(st.Dir == recording.FromAgent, st.Line) {
 				return
 			}
 		}
@@ -302,13 +302,13 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 
 // history reads the recorded conversation for LoadRecorded, which takes it
 // whole (unlike a session, which streams it).
-func (a *Adapter) history() ([]fixtures.Step, error) {
+func (a *Adapter) history() ([]recording.Step, error) {
 	sr, err := a.src.script()
 	if err != nil {
 		return nil, err
 	}
 	defer sr.Close()
-	var steps []fixtures.Step
+	var steps []recording.Step
 	for {
 		st, err := sr.Next()
 		if err == io.EOF {
@@ -317,7 +317,7 @@ func (a *Adapter) history() ([]fixtures.Step, error) {
 		if err != nil {
 			return nil, err
 		}
-		steps = append(steps, fixtures.Step{Dir: st.Dir, Line: bytes.Clone(st.Line)})
+		steps = append(steps, recording.Step{Dir: st.Dir, Line: bytes.Clone(st.Line)})
 	}
 }
 

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 // The bridge's Adapter, Loader and Lister contracts, spelled out here because
@@ -84,9 +84,9 @@ func (s *seen) allow(_ context.Context, r acp.RequestPermissionRequest) (acp.Req
 	return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected("allow_once")}, nil
 }
 
-func loadDemo(t *testing.T) (*Adapter, *fixtures.Recording) {
+func loadDemo(t *testing.T) (*Adapter, *recording.Recording) {
 	t.Helper()
-	rec, err := fixtures.Open(filepath.Join("..", "..", "fixtures", "claude", "demo.txtar"))
+	rec, err := recording.Open(filepath.Join("..", "..", "fixtures", "claude", "demo.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestReplayPlaysTheRecording(t *testing.T) {
 		testPlaysDemo(t, a, rec.Meta["cwd"])
 	})
 	t.Run("held in memory", func(t *testing.T) {
-		fx, err := fixtures.Load(filepath.Join("..", "..", "fixtures", "claude", "demo.txtar"))
+		fx, err := recording.Load(filepath.Join("..", "..", "fixtures", "claude", "demo.txtar"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,14 +245,14 @@ func TestNewRejectsOtherAdapters(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tt.data), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		fx, err := fixtures.Load(path)
+		fx, err := recording.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := New(fx, Options{}); err == nil || !strings.Contains(err.Error(), tt.name) {
 			t.Errorf("New(%s) = %v, want an error naming the file", tt.name, err)
 		}
-		rec, err := fixtures.Open(path)
+		rec, err := recording.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +274,7 @@ func TestFileChangedAfterOpen(t *testing.T) {
 	if err := os.WriteFile(path, src, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := fixtures.Open(path)
+	rec, err := recording.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestFileChangedAfterOpen(t *testing.T) {
 }
 
 func TestPromptsBeyondTheRecording(t *testing.T) {
-	fx, err := fixtures.Open(filepath.Join("..", "..", "fixtures", "claude", "text.txtar"))
+	fx, err := recording.Open(filepath.Join("..", "..", "fixtures", "claude", "text.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}

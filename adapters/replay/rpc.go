@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
-	"github.com/acpbridge/acpbridge/fixtures"
-	"github.com/acpbridge/acpbridge/fixtures/rpcplayer"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/adapters/replay/rpcplayer"
 )
 
 // PlayerOptions configure Launcher.
@@ -27,9 +27,9 @@ type PlayerOptions struct {
 
 // Launcher returns the launcher of a JSON-RPC recording (meta "adapter:
 // acp" or "adapter: codex"): every process the wrapped adapter starts is an
-// in-process player of rec's agent script (fixtures/rpcplayer). A recording
+// in-process player of rec's agent script (adapters/replay/rpcplayer). A recording
 // file that went away or changed fails the start.
-func Launcher(rec *fixtures.Recording, opts PlayerOptions) (Launch, error) {
+func Launcher(rec *recording.Recording, opts PlayerOptions) (Launch, error) {
 	var pr rpcplayer.Protocol
 	switch kind := rec.Meta["adapter"]; kind {
 	case "acp":
@@ -40,7 +40,7 @@ func Launcher(rec *fixtures.Recording, opts PlayerOptions) (Launch, error) {
 		return nil, fmt.Errorf("replaying %s: adapter %q is not a JSON-RPC recording", rec.Path, kind)
 	}
 	if rec.Steps == 0 {
-		return nil, fmt.Errorf("replaying %s: no %s section", rec.Path, fixtures.SectionAgent)
+		return nil, fmt.Errorf("replaying %s: no %s section", rec.Path, recording.SectionAgent)
 	}
 	if opts.NewSessionID == nil {
 		opts.NewSessionID = rand.Text

@@ -13,8 +13,8 @@ import (
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/codex"
 	"github.com/acpbridge/acpbridge/adapters/replay"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 // BenchmarkReplaySession replays a whole recorded text session (initialize,
@@ -25,11 +25,11 @@ func BenchmarkReplaySession(b *testing.B) {
 	for _, name := range []string{"gemini/text.txtar", "copilot/text.txtar", "codex/text.txtar"} {
 		b.Run(name, func(b *testing.B) {
 			path := filepath.Join("..", "..", "fixtures", filepath.FromSlash(name))
-			fx, err := fixtures.Load(path)
+			fx, err := recording.Load(path)
 			if err != nil {
 				b.Fatal(err)
 			}
-			rec, err := fixtures.Open(path)
+			rec, err := recording.Open(path)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -44,7 +44,7 @@ func BenchmarkReplaySession(b *testing.B) {
 
 // playSession sends the editor's requests one by one, each after the
 // previous one's answer.
-func playSession(ctx context.Context, rec *fixtures.Recording, editor []json.RawMessage) error {
+func playSession(ctx context.Context, rec *recording.Recording, editor []json.RawMessage) error {
 	launch, err := replay.Launcher(rec, replay.PlayerOptions{NewSessionID: func() string { return rec.Meta["session"] }})
 	if err != nil {
 		return err

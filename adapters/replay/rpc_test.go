@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 )
 
 // TestLauncherTakesJSONRPCRecordings: a Claude Code recording is played
 // through Stream, not by the JSON-RPC player; the error names the file.
 func TestLauncherTakesJSONRPCRecordings(t *testing.T) {
 	path := filepath.Join("..", "..", "fixtures", "claude", "text.txtar")
-	rec, err := fixtures.Open(path)
+	rec, err := recording.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

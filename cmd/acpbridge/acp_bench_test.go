@@ -12,7 +12,7 @@ import (
 )
 
 // The passthrough benchmarks run `acpbridge acp` on the scripted native-ACP
-// agent (cmd/acpagent), the way an editor would, and the agent alone on
+// agent (cmd/dev/acpagent), the way an editor would, and the agent alone on
 // the same client code, side by side in one run:
 //
 //	passthrough-updates/s  session/update frames per second of a

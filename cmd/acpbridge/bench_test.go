@@ -20,12 +20,12 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/gen"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/gen"
 )
 
 // The benchmarks below measure the built binary the way an editor uses it:
 // a child process on real pipes. `make bench` runs them without -race and
-// prints their figures against the targets (cmd/benchtable). Each op starts
+// prints their figures against the targets (cmd/dev/benchtable). Each op starts
 // a fresh bridge, so ns/op is a whole process lifetime; the figures of merit
 // are the custom metrics:
 //

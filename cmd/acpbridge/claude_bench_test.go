@@ -21,14 +21,14 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/acpbridge/acpbridge/fixtures/claudecli"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // BenchmarkClaude measures acpbridge on the real Claude Code CLI side by side
 // with the peer adapter (@agentclientprotocol/claude-agent-acp, pinned in
 // bench/peer) and with the raw CLI alone, the floor. All three run the same
-// CLI binary against the same scripted model server (fixtures/modelserver,
+// CLI binary against the same scripted model server (fixtures/testsupport/modelserver,
 // in this process, on 127.0.0.1) with a fresh HOME per sample, so the only
 // difference is the adapter. `make bench-claude` installs what it needs and
 // runs it; it skips when the CLI or the peer is missing.
@@ -54,7 +54,7 @@ import (
 // in the streaming turn) and the largest peak RSS (rss-MB); for the raw CLI
 // also cold-ms-cli-init-first, its cold path when initialize comes first as
 // an adapter sends it. Then the comparisons the targets are set on, of those
-// medians (checked by cmd/benchtable):
+// medians (checked by cmd/dev/benchtable):
 //
 //	init-ratio-vs-peer   acpbridge initialize latency / the peer's (<= 1/50)
 //	new-ratio-vs-peer    acpbridge session/new latency / the peer's (<= 1/20)
@@ -135,7 +135,7 @@ func TestClaudeBenchDrivers(t *testing.T) {
 }
 
 // Scenario prompts: the model server picks its reply by these words (see
-// fixtures/claude/scenarios/bench/session.json).
+// fixtures/scenarios/claude/bench/session.json).
 const (
 	warmPrompt   = "warm-up: say you are ready."
 	streamPrompt = "stream the long answer."
@@ -158,7 +158,7 @@ type claudeBench struct {
 // needPeer a missing peer skips too; otherwise the peer is left out.
 func claudeBenchEnv(tb testing.TB, needPeer bool) *claudeBench {
 	tb.Helper()
-	e := &claudeBench{cli: claudecli.Require(tb), modelCache: filepath.Join(tb.TempDir(), "claude-models.json")}
+	e := &claudeBench{cli: claudeenv.Require(tb), modelCache: filepath.Join(tb.TempDir(), "claude-models.json")}
 	e.peer = filepath.Join(repoRoot(), "bench", "peer", "node_modules", "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")
 	node, err := exec.LookPath("node")
 	if _, serr := os.Stat(e.peer); serr != nil || err != nil {
@@ -168,7 +168,7 @@ func claudeBenchEnv(tb testing.TB, needPeer bool) *claudeBench {
 		e.peer = ""
 	}
 	e.node = node
-	sc, err := modelserver.Load(fixture(filepath.Join("claude", "scenarios", "bench", "session.json")))
+	sc, err := modelserver.Load(fixture(filepath.Join("scenarios", "claude", "bench", "session.json")))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -657,7 +657,7 @@ type claudeRound map[string]claudeSample
 
 // reportClaude reports every subject's medians (units named
 // METRIC-UNIT-SUBJECT, so go test lists them grouped by metric), the
-// comparisons cmd/benchtable holds to the targets, and a side-by-side table
+// comparisons cmd/dev/benchtable holds to the targets, and a side-by-side table
 // in the log.
 func reportClaude(b *testing.B, rounds []claudeRound) {
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

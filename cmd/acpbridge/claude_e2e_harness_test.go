@@ -22,13 +22,13 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/claudecli"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // The end-to-end tests of `acpbridge claude` run the real Claude Code CLI
 // (npm @anthropic-ai/claude-code, pinned by scripts/install-claude.sh)
-// against the scripted Messages API stand-in (fixtures/modelserver), each
+// against the scripted Messages API stand-in (fixtures/testsupport/modelserver), each
 // test in its own HOME, CLAUDE_CONFIG_DIR and project directory, driven by
 // the independent Go ACP SDK.
 
@@ -38,12 +38,12 @@ func e2eRepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// e2eClaudeCLI finds the Claude Code executable (claudecli.Require: $CLAUDE_BIN,
+// e2eClaudeCLI finds the Claude Code executable (claudeenv.Require: $CLAUDE_BIN,
 // else the one make claude-cli installs under .cache/claude). Without it the
 // test is skipped, except under CI=true, where it must run.
 func e2eClaudeCLI(t *testing.T) string {
 	t.Helper()
-	return claudecli.Require(t)
+	return claudeenv.Require(t)
 }
 
 // e2eScenario is a scenario file: the model's part plus the project files
@@ -53,11 +53,11 @@ type e2eScenario struct {
 	files map[string]string
 }
 
-// e2eLoadScenario reads fixtures/claude/scenarios/e2e/NAME.json, or a
-// recording scenario fixtures/claude/scenarios/NAME.json.
+// e2eLoadScenario reads fixtures/scenarios/claude/e2e/NAME.json, or a
+// recording scenario fixtures/scenarios/claude/NAME.json.
 func e2eLoadScenario(t *testing.T, name string) e2eScenario {
 	t.Helper()
-	dir := filepath.Join(e2eRepoRoot(), "fixtures", "claude", "scenarios")
+	dir := filepath.Join(e2eRepoRoot(), "fixtures", "scenarios", "claude")
 	path := filepath.Join(dir, "e2e", name+".json")
 	if _, err := os.Stat(path); err != nil {
 		path = filepath.Join(dir, name+".json")

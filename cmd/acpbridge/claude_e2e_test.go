@@ -524,9 +524,9 @@ func e2eMCPServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), e2eTimeout)
 	defer cancel()
 	server := filepath.Join(w.root, "mcpserver")
-	build := exec.CommandContext(ctx, "go", "build", "-o", server, "../mcpserver")
+	build := exec.CommandContext(ctx, "go", "build", "-o", server, "../dev/mcpserver")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building cmd/mcpserver: %v\n%s", err, out)
+		t.Fatalf("building cmd/dev/mcpserver: %v\n%s", err, out)
 	}
 	calls := filepath.Join(w.root, "mcp-calls.jsonl")
 	b := w.start()

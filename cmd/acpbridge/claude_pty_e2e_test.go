@@ -16,8 +16,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/acpbridge/acpbridge/fixtures/claudecli"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // TestClaudeTUIStdinEOF runs the real Claude Code TUI through
@@ -26,7 +26,7 @@ import (
 // away (stdin EOF) while the TUI's Bash tool runs `sleep 60` in a session
 // of its own. The bridge must exit and leave no process of the run behind.
 func TestClaudeTUIStdinEOF(t *testing.T) {
-	bin := claudecli.Require(t)
+	bin := claudeenv.Require(t)
 	env, err := exec.LookPath("env")
 	if err != nil {
 		t.Fatalf("no env(1) to start the TUI with its environment: %v", err)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpbridge/acpbridge/fixtures/codexenv"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // TestInteropTypeScriptSDKCodex has the official TypeScript SDK client

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpbridge/acpbridge/fixtures/codexenv"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // TestCodexTUIShutdownLeavesNoProcess runs `acpbridge pty -- codex` (the

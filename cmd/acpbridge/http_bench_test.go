@@ -21,9 +21,9 @@ import (
 
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/replay"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 // benchClients is how many remote clients run at once.
@@ -78,7 +78,7 @@ func BenchmarkHTTPDelivery(b *testing.B) {
 }
 
 func benchDelivery(b *testing.B, pace time.Duration) {
-	fx, err := fixtures.Load(fixture("claude/demo.txtar"))
+	fx, err := recording.Load(fixture("claude/demo.txtar"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,9 +18,9 @@ import (
 )
 
 // binPath is the acpbridge binary built once for the end-to-end tests;
-// fakeAgentPath is cmd/fakeagent, a stand-in for a wrapped CLI that plays a
+// fakeAgentPath is cmd/dev/fakeagent, a stand-in for a wrapped CLI that plays a
 // recorded session as a real child process.
-// acpAgentPath is cmd/acpagent, a scripted agent that speaks ACP itself.
+// acpAgentPath is cmd/dev/acpagent, a scripted agent that speaks ACP itself.
 var binPath, fakeAgentPath, acpAgentPath string
 
 func TestMain(m *testing.M) {
@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 	}
 	fakeAgentPath = filepath.Join(dir, "fakeagent")
 	acpAgentPath = filepath.Join(dir, "acpagent")
-	for _, b := range []struct{ out, pkg string }{{binPath, "."}, {fakeAgentPath, "../fakeagent"}, {acpAgentPath, "../acpagent"}} {
+	for _, b := range []struct{ out, pkg string }{{binPath, "."}, {fakeAgentPath, "../dev/fakeagent"}, {acpAgentPath, "../dev/acpagent"}} {
 		args := append(append([]string{"build", "-o", b.out}, flags...), b.pkg)
 		build := exec.Command("go", args...)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr

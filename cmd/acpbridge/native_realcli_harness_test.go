@@ -21,15 +21,15 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/agentenv"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // The end-to-end tests of `acpbridge gemini|qwen|opencode|copilot` run the
 // pinned real CLIs (scripts/install-agents.sh, `make agent-clis`) offline
-// against the scripted model server, in the environment fixtures/agentenv
+// against the scripted model server, in the environment fixtures/testsupport/agentenv
 // builds for each, and drive the bridge with an independent ACP client.
-// What they assert is what an editor must see; fixtures/agentenv/QUIRKS.md
+// What they assert is what an editor must see; fixtures/testsupport/agentenv/QUIRKS.md
 // says where a CLI on its own gets it wrong.
 
 // nativeWorld is one CLI's isolated world: HOME, project and a model server

@@ -17,7 +17,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/fixtures/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
 )
 
 // nativeTypeScript has the official TypeScript SDK's HTTP client

@@ -13,7 +13,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/acpbridge/acpbridge/fixtures/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
 )
 
 // TestNativeRealCLIs runs each of the four native-ACP CLIs through
@@ -247,7 +247,7 @@ func nativeRealCLI(t *testing.T, name string) {
 
 // noReattach lists the CLIs whose sessions the bridge never re-opens:
 // Gemini CLI's session/load in a new process destroys the stored session
-// (fixtures/agentenv/QUIRKS.md), so the bridge withholds it and tells the
+// (fixtures/testsupport/agentenv/QUIRKS.md), so the bridge withholds it and tells the
 // editor to open a new session instead.
 var noReattach = map[string]bool{"gemini": true}
 

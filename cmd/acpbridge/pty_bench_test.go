@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkPTYSession measures the memory of `acpbridge pty` serving the
-// fake TUI (cmd/faketui): each op starts a bridge, opens sessions (each a
+// fake TUI (cmd/dev/faketui): each op starts a bridge, opens sessions (each a
 // PTY and a 200×50 terminal emulator), runs a text turn in each, and reads
 // the bridge's peak resident set before it exits.
 //

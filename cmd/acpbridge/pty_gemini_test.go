@@ -17,8 +17,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/acpbridge/acpbridge/fixtures/agentenv"
-	"github.com/acpbridge/acpbridge/fixtures/modelserver"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // `acpbridge pty -- gemini` (the real Gemini CLI TUI, offline against the

@@ -12,14 +12,14 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 )
 
-// buildFakeTUI builds cmd/faketui, the fake terminal agent, into a
+// buildFakeTUI builds cmd/dev/faketui, the fake terminal agent, into a
 // temporary directory.
 func buildFakeTUI(t testing.TB) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "faketui")
-	build := exec.Command("go", "build", "-o", out, "../faketui")
+	build := exec.Command("go", "build", "-o", out, "../dev/faketui")
 	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building cmd/faketui: %v\n%s", err, b)
+		t.Fatalf("building cmd/dev/faketui: %v\n%s", err, b)
 	}
 	return out
 }

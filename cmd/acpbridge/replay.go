@@ -13,8 +13,8 @@ import (
 	"github.com/acpbridge/acpbridge/adapters/codex"
 	"github.com/acpbridge/acpbridge/adapters/pty"
 	"github.com/acpbridge/acpbridge/adapters/replay"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
-	"github.com/acpbridge/acpbridge/fixtures"
 )
 
 // replayCommand builds the replay command; serve runs the adapter (over
@@ -34,7 +34,7 @@ func replayCommand(g *globals, serve serveFunc) *cli.Command {
 				return usageError(c, "replay takes exactly one FIXTURE file (for example fixtures/claude/demo.txtar)")
 			}
 			// The agent script stays on disk: each session streams it.
-			rec, err := fixtures.Open(c.Args().First())
+			rec, err := recording.Open(c.Args().First())
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("loading fixture: %v", err), 2)
 			}
@@ -51,7 +51,7 @@ func replayCommand(g *globals, serve serveFunc) *cli.Command {
 // fixture's "adapter" meta picks the adapter the recording is played
 // through, driven by the in-process player of that kind as its agent
 // process. A new kind of recording is one more case here.
-func replayAdapter(g *globals, rec *fixtures.Recording, pace time.Duration) (bridge.Adapter, error) {
+func replayAdapter(g *globals, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
 	switch kind := rec.Meta["adapter"]; kind {
 	case "claude":
 		return replay.Stream(rec, replay.Options{Pace: pace, Wrap: claudeReplay(g)})

@@ -10,7 +10,7 @@ import (
 	"github.com/acpbridge/acpbridge/adapters/codex"
 	"github.com/acpbridge/acpbridge/adapters/pty"
 	"github.com/acpbridge/acpbridge/adapters/replay"
-	"github.com/acpbridge/acpbridge/fixtures"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 )
 
 // TestReplayKinds: each kind of recording is played through its own
@@ -33,7 +33,7 @@ func TestReplayKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec, err := fixtures.Open(tt.fixture)
+			rec, err := recording.Open(tt.fixture)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func TestReplayKinds(t *testing.T) {
 			}
 		})
 	}
-	rec, err := fixtures.Open(odd)
+	rec, err := recording.Open(odd)
 	if err != nil {
 		t.Fatal(err)
 	}

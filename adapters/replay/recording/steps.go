@@ -1,0 +1,132 @@
+package recording
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// StepReader reads an agent script one step at a time, so that a player
+// never needs the whole script in memory. A StepReader is used by one
+// goroutine at a time.
+type StepReader interface {
+	// Next returns the next step, or io.EOF after the last one. The step's
+	// Line is valid only until the next call to Next or Close: copy it to
+	// keep it.
+	Next() (Step, error)
+	// Close releases the reader (its file, for Recording.Script).
+	Close() error
+}
+
+// SliceSteps returns a StepReader over steps, which it neither copies nor
+// changes. Its lines stay valid as long as steps does.
+func SliceSteps(steps []Step) StepReader {
+	return &sliceSteps{steps: steps}
+}
+
+type sliceSteps struct {
+	steps []Step
+	i     int
+}
+
+func (s *sliceSteps) Next() (Step, error) {
+	if s.i >= len(s.steps) {
+		return Step{}, io.EOF
+	}
+	s.i++
+	return s.steps[s.i-1], nil
+}
+
+func (s *sliceSteps) Close() error { return nil }
+
+// fileSteps reads the agent section of a Recording from its file.
+type fileSteps struct {
+	f       *os.File
+	lines   lineReader
+	path    string
+	first   int  // file line number of the section's first line
+	compact bool // every step's JSON is compact in the file: no compaction needed
+	want    int  // steps Open counted
+	seen    int  // steps returned so far
+	buf     bytes.Buffer
+}
+
+func (s *fileSteps) Next() (Step, error) {
+	for {
+		raw, err := s.lines.next()
+		if err == io.EOF {
+			if s.seen != s.want {
+				return Step{}, fmt.Errorf("%s: %w", s.path, ErrChanged)
+			}
+			return Step{}, io.EOF
+		}
+		if err != nil {
+			return Step{}, fmt.Errorf("reading %s: %w", s.path, err)
+		}
+		line := bytes.TrimSpace(raw)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		var st Step
+		if s.compact {
+			// Open checked every line; what could still go wrong is a file
+			// rewritten behind our back, which the cheap checks catch.
+			st.Dir, st.Line, err = splitStep(line)
+			if err == nil && (len(st.Line) == 0 || st.Line[0] != '{') {
+				err = fmt.Errorf("want a JSON object")
+			}
+		} else {
+			s.buf.Reset()
+			st, err = parseStep(line, &s.buf)
+		}
+		if err != nil {
+			return Step{}, fileError(s.path, SectionAgent, &LineError{s.first + s.lines.n - 1, err})
+		}
+		s.seen++
+		return st, nil
+	}
+}
+
+func (s *fileSteps) Close() error { return s.f.Close() }
+
+// lineReader returns the lines of a reader one at a time. A line includes
+// its '\n' (a last line may lack one) and is valid until the next call: it
+// aliases the bufio buffer, or a reused buffer for a line longer than that.
+type lineReader struct {
+	br      *bufio.Reader
+	long    []byte
+	longCap int   // when known, the length of the longest line: long is allocated once
+	n       int   // lines returned so far
+	off     int64 // bytes returned so far
+}
+
+func newLineReader(r io.Reader) lineReader {
+	return lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line, or io.EOF (or a read error) when there is none.
+func (lr *lineReader) next() ([]byte, error) {
+	frag, err := lr.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		if cap(lr.long) < lr.longCap {
+			lr.long = make([]byte, 0, lr.longCap)
+		}
+		lr.long = append(lr.long[:0], frag...)
+		for err == bufio.ErrBufferFull {
+			frag, err = lr.br.ReadSlice('\n')
+			lr.long = append(lr.long, frag...)
+		}
+		frag = lr.long
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if len(frag) == 0 {
+		return nil, io.EOF
+	}
+	lr.n++
+	lr.off += int64(len(frag))
+	return frag, nil
+}
