@@ -102,9 +102,10 @@ func findAgent(n nativeAgent, path string) (string, error) {
 }
 
 func newPassthrough(g *globals, name, title, path string, args []string) *acpadapter.Adapter {
+	w := g.wiring()
 	return acpadapter.New(acpadapter.Options{
 		Name: name, Title: title, Path: path, Args: args,
-		StopGrace: stopGrace, Logger: g.logger, Trace: g.traceAgent(),
+		StopGrace: w.stopGrace, Logger: w.logger, Trace: w.trace,
 	})
 }
 

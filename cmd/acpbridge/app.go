@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
@@ -264,12 +265,26 @@ func isTerminal(w any) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// traceAgent is the adapter-side trace hook, nil when tracing is off.
-func (g *globals) traceAgent() func(bool, []byte) {
-	if g.tracer == nil {
-		return nil
+// stopGrace is each step of stopping a child at shutdown (close stdin, then
+// SIGTERM, then SIGKILL of its group): short enough that the bridge is gone
+// within 2 s of stdin EOF or SIGTERM.
+const stopGrace = 500 * time.Millisecond
+
+// wiring is what every adapter takes from the global flags, whichever
+// command builds it.
+type wiring struct {
+	logger    zerolog.Logger
+	trace     func(bool, []byte) // the adapter-side trace hook, nil when tracing is off
+	stopGrace time.Duration
+}
+
+// wiring is valid once the root Before has run.
+func (g *globals) wiring() wiring {
+	w := wiring{logger: g.logger, stopGrace: stopGrace}
+	if g.tracer != nil {
+		w.trace = g.tracer.Agent
 	}
-	return g.tracer.Agent
+	return w
 }
 
 // serveFunc runs the bridge for an adapter a command built.

@@ -2,17 +2,11 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/acpbridge/acpbridge/adapters/claude"
 )
-
-// stopGrace is each step of stopping a child at shutdown (close stdin, then
-// SIGTERM, then SIGKILL of its group): short enough that the bridge is gone
-// within 2 s of stdin EOF or SIGTERM.
-const stopGrace = 500 * time.Millisecond
 
 // claudeCommand builds the claude command; serve runs the adapter (over
 // stdio, or over HTTP under serve).
@@ -55,9 +49,8 @@ func claudeCommand(g *globals, serve serveFunc) *cli.Command {
 				return cli.Exit(fmt.Sprintf("--read-window %v is negative", o.ReadWindow), 2)
 			}
 			o.ExtraArgs = c.Args().Slice()
-			o.Logger = g.logger
-			o.Trace = g.traceAgent()
-			o.StopGrace = stopGrace
+			w := g.wiring()
+			o.Logger, o.Trace, o.StopGrace = w.logger, w.trace, w.stopGrace
 			return serve(c, claude.New(o))
 		},
 	}

@@ -30,9 +30,8 @@ func codexCommand(g *globals, serve serveFunc) *cli.Command {
 				return cli.Exit(fmt.Sprintf("--mode %q is not one of read-only, auto, full-access", o.Mode), 2)
 			}
 			o.ExtraArgs = c.Args().Slice()
-			o.Logger = g.logger
-			o.Trace = g.traceAgent()
-			o.StopGrace = stopGrace
+			w := g.wiring()
+			o.Logger, o.Trace, o.StopGrace = w.logger, w.trace, w.stopGrace
 			return serve(c, codex.New(o))
 		},
 	}

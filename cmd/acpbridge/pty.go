@@ -41,7 +41,8 @@ func ptyCommand(g *globals, serve serveFunc) *cli.Command {
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("--profile: %v", err), 2)
 			}
-			o := pty.Options{Command: argv, Cols: cols, Rows: rows, Logger: g.logger, StopGrace: stopGrace}
+			w := g.wiring()
+			o := pty.Options{Command: argv, Cols: cols, Rows: rows, Logger: w.logger, StopGrace: w.stopGrace}
 			if record != "" {
 				o.Record = pty.NewRecorder(record, "")
 			}

@@ -52,9 +52,10 @@ func replayCommand(g *globals, serve serveFunc) *cli.Command {
 // through, driven by the in-process player of that kind as its agent
 // process. A new kind of recording is one more case here.
 func replayAdapter(g *globals, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
+	w := g.wiring()
 	switch kind := rec.Meta["adapter"]; kind {
 	case "claude":
-		return replay.Stream(rec, replay.Options{Pace: pace, Wrap: claudeReplay(g)})
+		return replay.Stream(rec, replay.Options{Pace: pace, Wrap: claudeReplay(w)})
 	case "acp", "codex":
 		launch, err := replay.Launcher(rec, replay.PlayerOptions{Pace: pace})
 		if err != nil {
@@ -62,16 +63,16 @@ func replayAdapter(g *globals, rec *recording.Recording, pace time.Duration) (br
 		}
 		title := " (replay of " + filepath.Base(rec.Path) + ")"
 		if kind == "codex" {
-			return codex.New(codex.Options{Path: "codex", Launch: launch, Logger: g.logger, Trace: g.traceAgent(),
-				StopGrace: stopGrace}), nil
+			return codex.New(codex.Options{Path: "codex", Launch: launch, Logger: w.logger, Trace: w.trace,
+				StopGrace: w.stopGrace}), nil
 		}
 		name := cmp.Or(rec.Meta["agent"], "acp")
 		return acpadapter.New(acpadapter.Options{Name: name, Title: nativeTitle(name) + title, Path: name,
-			Launch: launch, Logger: g.logger, Trace: g.traceAgent(), StopGrace: stopGrace}), nil
+			Launch: launch, Logger: w.logger, Trace: w.trace, StopGrace: w.stopGrace}), nil
 	case "pty":
 		// A terminal recording plays at its recorded pace: its timing is
 		// what the engine reads screens by.
-		return pty.Replay(rec.Meta, rec.Script, pty.ReplayOptions{Logger: g.logger})
+		return pty.Replay(rec.Meta, rec.Script, pty.ReplayOptions{Logger: w.logger})
 	default:
 		return nil, fmt.Errorf("unsupported adapter %q (want claude, acp, codex or pty)", kind)
 	}
@@ -88,14 +89,14 @@ func nativeTitle(name string) string {
 }
 
 // claudeReplay wraps Claude Code's adapter around the replay's launcher.
-func claudeReplay(g *globals) func(replay.Launch) replay.Agent {
+func claudeReplay(w wiring) func(replay.Launch) replay.Agent {
 	return func(launch replay.Launch) replay.Agent {
 		return claude.New(claude.Options{
 			Path:      "claude",
 			Launch:    launch,
-			Logger:    g.logger,
-			Trace:     g.traceAgent(),
-			StopGrace: stopGrace,
+			Logger:    w.logger,
+			Trace:     w.trace,
+			StopGrace: w.stopGrace,
 			// The recorded CLI starts instantly: waiting for its initialize
 			// answer makes every session/new answer carry the same models and
 			// commands, instead of racing the start.
