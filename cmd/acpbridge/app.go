@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // printed again), and nothing calls os.Exit: run reports each error once.
 func newApp(stdout, stderr io.Writer) *cli.App {
 	g := &globals{stdout: stdout, stderr: stderr}
+	translating, native := adapterCommands(g, g.serveStdio)
 	app := &cli.App{
 		Name:           "acpbridge",
 		Usage:          "use any command-line coding agent from any ACP editor",
@@ -75,15 +76,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			}
 			return usageError(c, fmt.Sprintf("unknown command %q", c.Args().First()))
 		},
-		Commands: append([]*cli.Command{
-			claudeCommand(g, g.serveStdio),
-			codexCommand(g, g.serveStdio),
-			replayCommand(g, g.serveStdio),
-			ptyCommand(g, g.serveStdio),
+		Commands: append(append(translating,
 			ptyNotifyCommand(),
 			serveCommand(g),
 			agentsCommand(stdout),
-		}, passthroughCommands(g, g.serveStdio)...),
+		), native...),
 		HideHelpCommand: true,
 		OnUsageError:    onUsageError,
 	}
