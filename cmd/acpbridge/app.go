@@ -275,7 +275,8 @@ type wiring struct {
 	stopGrace time.Duration
 }
 
-// wiring is valid once the root Before has run.
+// wiring returns the adapters' share of the globals, valid once the root
+// Before has run.
 func (g *globals) wiring() wiring {
 	w := wiring{logger: g.logger, stopGrace: stopGrace}
 	if g.tracer != nil {
