@@ -51,7 +51,12 @@ func agentsCommand(out io.Writer) *cli.Command {
 			if err != nil {
 				self = "acpbridge"
 			}
-			reports := append(surveyAgents(c.Context, self), ptyReports(self)...)
+			reports := surveyAgents(c.Context, self)
+			for _, d := range adapters() {
+				if d.reports != nil {
+					reports = append(reports, d.reports(d, self)...)
+				}
+			}
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
@@ -65,26 +70,10 @@ func agentsCommand(out io.Writer) *cli.Command {
 	}
 }
 
-// known is one agent as `agents` describes it.
-type known struct {
-	name, title, exe, env, pathFlag, install string
-}
-
-func knownAgents() []known {
-	all := []known{{name: "claude", title: "Claude Code", exe: "claude", env: "ACPBRIDGE_CLAUDE_PATH",
-		pathFlag: "--claude-path", install: "npm install -g @anthropic-ai/claude-code"},
-		{name: "codex", title: "Codex", exe: "codex", env: "ACPBRIDGE_CODEX_PATH",
-			pathFlag: "--codex-path", install: "npm install -g @openai/codex"}}
-	for _, n := range nativeAgents() {
-		all = append(all, known{name: n.name, title: n.title, exe: n.exe, env: n.envPath(), pathFlag: "--path", install: n.install()})
-	}
-	return all
-}
-
-// surveyAgents looks every known agent up, running the --version of those
-// installed concurrently.
+// surveyAgents looks every installable agent of the table up, running the
+// --version of those installed concurrently.
 func surveyAgents(ctx context.Context, self string) []agentReport {
-	all := knownAgents()
+	all := installable()
 	reports := make([]agentReport, len(all))
 	var wg sync.WaitGroup
 	for i, k := range all {
@@ -99,7 +88,7 @@ func surveyAgents(ctx context.Context, self string) []agentReport {
 			r.Problem = err.Error()
 		} else {
 			r.Installed, r.Path = true, path
-			r.Args = append(r.Args, k.pathFlag, path)
+			r.Args = append(r.Args, "--"+k.pathFlag, path)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

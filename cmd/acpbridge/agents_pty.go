@@ -7,14 +7,14 @@ import (
 )
 
 // ptyReports are the lines of `acpbridge agents` for the built-in PTY
-// profiles that name a command: the TUI served through `acpbridge pty`,
+// profiles that name a command: the TUI served through d, the pty command,
 // whether its command is installed here, and editor configuration that
 // runs it with its profile. The CLI's version is not asked: a TUI may not
 // answer --version without a terminal; the profile names the version it
 // was written against.
-func ptyReports(self string) []agentReport {
+func ptyReports(d adapterEntry, self string) []agentReport {
 	install := map[string]string{}
-	for _, k := range knownAgents() {
+	for _, k := range installable() {
 		install[k.exe] = k.install
 	}
 	var out []agentReport
@@ -23,7 +23,7 @@ func ptyReports(self string) []agentReport {
 			continue // the generic profile: any REPL, named by the user
 		}
 		exe := p.Commands[0]
-		r := agentReport{Name: "pty:" + p.Name, Title: p.Version + " TUI (profile " + p.Name + ", through a PTY)",
+		r := agentReport{Name: d.name + ":" + p.Name, Title: p.Version + " TUI (profile " + p.Name + ", through a PTY)",
 			Install: install[exe]}
 		if r.Install == "" {
 			r.Install = "see the agent's own installation instructions"
@@ -34,7 +34,7 @@ func ptyReports(self string) []agentReport {
 		} else {
 			r.Installed, r.Path, cmd = true, path, path
 		}
-		r.Args = []string{"pty", "--profile", p.Name, "--", cmd}
+		r.Args = []string{d.name, "--profile", p.Name, "--", cmd}
 		label := p.Version + " TUI (acpbridge)"
 		r.Zed = map[string]any{label: map[string]any{"type": "custom", "command": self, "args": r.Args}}
 		r.JetBrains = map[string]any{label: map[string]any{"command": self, "args": r.Args}}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
@@ -43,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // printed again), and nothing calls os.Exit: run reports each error once.
 func newApp(stdout, stderr io.Writer) *cli.App {
 	g := &globals{stdout: stdout, stderr: stderr}
+	translating, native := adapterCommands(g, g.serveStdio)
 	app := &cli.App{
 		Name:           "acpbridge",
 		Usage:          "use any command-line coding agent from any ACP editor",
@@ -74,15 +76,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			}
 			return usageError(c, fmt.Sprintf("unknown command %q", c.Args().First()))
 		},
-		Commands: append([]*cli.Command{
-			claudeCommand(g, g.serveStdio),
-			codexCommand(g, g.serveStdio),
-			replayCommand(g, g.serveStdio),
-			ptyCommand(g, g.serveStdio),
+		Commands: append(append(translating,
 			ptyNotifyCommand(),
 			serveCommand(g),
 			agentsCommand(stdout),
-		}, passthroughCommands(g, g.serveStdio)...),
+		), native...),
 		HideHelpCommand: true,
 		OnUsageError:    onUsageError,
 	}
@@ -264,12 +262,27 @@ func isTerminal(w any) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// traceAgent is the adapter-side trace hook, nil when tracing is off.
-func (g *globals) traceAgent() func(bool, []byte) {
-	if g.tracer == nil {
-		return nil
+// stopGrace is each step of stopping a child at shutdown (close stdin, then
+// SIGTERM, then SIGKILL of its group): short enough that the bridge is gone
+// within 2 s of stdin EOF or SIGTERM.
+const stopGrace = 500 * time.Millisecond
+
+// wiring is what every adapter takes from the global flags, whichever
+// command builds it.
+type wiring struct {
+	logger    zerolog.Logger
+	trace     func(bool, []byte) // the adapter-side trace hook, nil when tracing is off
+	stopGrace time.Duration
+}
+
+// wiring returns the adapters' share of the globals, valid once the root
+// Before has run.
+func (g *globals) wiring() wiring {
+	w := wiring{logger: g.logger, stopGrace: stopGrace}
+	if g.tracer != nil {
+		w.trace = g.tracer.Agent
 	}
-	return g.tracer.Agent
+	return w
 }
 
 // serveFunc runs the bridge for an adapter a command built.

@@ -7,50 +7,44 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/acpbridge/acpbridge/adapters/pty"
+	"github.com/acpbridge/acpbridge/bridge"
 )
 
-// ptyCommand builds the pty command: any interactive terminal agent, driven
-// through a pseudo-terminal by a profile.
-func ptyCommand(g *globals, serve serveFunc) *cli.Command {
+// ptyFlags are the flags of the pty command (any interactive terminal
+// agent, driven through a pseudo-terminal by a profile), and the
+// constructor of its adapter.
+func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 	var profile, record string
 	var cols, rows int
-	return &cli.Command{
-		Name:      "pty",
-		Usage:     "serve an interactive terminal agent (a TUI or a line-prompt REPL) through a pseudo-terminal",
-		ArgsUsage: "-- CMD [ARGS...]",
-		Description: "The profile says how the agent's screen looks when it is idle, busy or asking for permission.\n" +
-			"Without --profile it is chosen by the command's name; an unknown command gets the generic\n" +
-			"line-prompt profile. Built-in profiles: " + builtinProfiles() + ".",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "profile", EnvVars: []string{"ACPBRIDGE_PTY_PROFILE"},
-				Usage: "a built-in profile `NAME`, or a profile FILE (TOML)", Destination: &profile},
-			&cli.IntFlag{Name: "cols", Value: 200, Usage: "terminal width", Destination: &cols},
-			&cli.IntFlag{Name: "rows", Value: 50, Usage: "terminal height", Destination: &rows},
-			&cli.StringFlag{Name: "record", EnvVars: []string{"ACPBRIDGE_PTY_RECORD"},
-				Usage: "record the first session's terminal and the editor's turns into fixture `FILE` (see `acpbridge replay`)", Destination: &record},
-		},
-		Action: func(c *cli.Context) error {
-			argv := c.Args().Slice()
-			if len(argv) == 0 {
-				return usageError(c, "pty needs the agent's command after --, for example: acpbridge pty -- aider")
-			}
-			if cols < 40 || rows < 10 || cols > 1000 || rows > 500 {
-				return usageError(c, fmt.Sprintf("--cols %d --rows %d: want at least 40x10 and at most 1000x500", cols, rows))
-			}
-			p, err := pty.FindProfile(profile, argv[0])
-			if err != nil {
-				return cli.Exit(fmt.Sprintf("--profile: %v", err), 2)
-			}
-			o := pty.Options{Command: argv, Cols: cols, Rows: rows, Logger: g.logger, StopGrace: stopGrace}
-			if record != "" {
-				o.Record = pty.NewRecorder(record, "")
-			}
-			a, err := pty.New(p, o)
-			if err != nil {
-				return cli.Exit(err.Error(), 2)
-			}
-			return serve(c, a)
-		},
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "profile", EnvVars: []string{"ACPBRIDGE_PTY_PROFILE"},
+			Usage: "a built-in profile `NAME`, or a profile FILE (TOML)", Destination: &profile},
+		&cli.IntFlag{Name: "cols", Value: 200, Usage: "terminal width", Destination: &cols},
+		&cli.IntFlag{Name: "rows", Value: 50, Usage: "terminal height", Destination: &rows},
+		&cli.StringFlag{Name: "record", EnvVars: []string{"ACPBRIDGE_PTY_RECORD"},
+			Usage: "record the first session's terminal and the editor's turns into fixture `FILE` (see `acpbridge replay`)", Destination: &record},
+	}
+	return flags, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
+		argv := c.Args().Slice()
+		if len(argv) == 0 {
+			return nil, usageError(c, fmt.Sprintf("%s needs the agent's command after --, for example: acpbridge %s -- %s", d.name, d.name, d.example))
+		}
+		if cols < 40 || rows < 10 || cols > 1000 || rows > 500 {
+			return nil, usageError(c, fmt.Sprintf("--cols %d --rows %d: want at least 40x10 and at most 1000x500", cols, rows))
+		}
+		p, err := pty.FindProfile(profile, argv[0])
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("--profile: %v", err), 2)
+		}
+		o := pty.Options{Command: argv, Cols: cols, Rows: rows, Logger: w.logger, StopGrace: w.stopGrace}
+		if record != "" {
+			o.Record = pty.NewRecorder(record, "")
+		}
+		a, err := pty.New(p, o)
+		if err != nil {
+			return nil, cli.Exit(err.Error(), 2)
+		}
+		return a, nil
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,85 +18,103 @@ import (
 	"github.com/acpbridge/acpbridge/bridge"
 )
 
-// replayCommand builds the replay command; serve runs the adapter (over
-// stdio, or over HTTP under serve).
-func replayCommand(g *globals, serve serveFunc) *cli.Command {
+// replayFlags are the flags of the replay command, and its constructor:
+// the adapter that plays the recording named.
+func replayFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 	var pace time.Duration
-	return &cli.Command{
-		Name:      "replay",
-		Usage:     "serve a recorded session (Claude Code, a native-ACP CLI, Codex or a terminal agent) as if the wrapped agent were running (no CLI or credentials needed)",
-		ArgsUsage: "FIXTURE",
-		Flags: []cli.Flag{
-			&cli.DurationFlag{Name: "pace", EnvVars: []string{"ACPBRIDGE_REPLAY_PACE"},
-				Usage: "delay before each recorded output line, to watch a replay at a human speed (e.g. 30ms)", Destination: &pace},
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageError(c, "replay takes exactly one FIXTURE file (for example fixtures/claude/demo.txtar)")
-			}
-			// The agent script stays on disk: each session streams it.
-			rec, err := recording.Open(c.Args().First())
-			if err != nil {
-				return cli.Exit(fmt.Sprintf("loading fixture: %v", err), 2)
-			}
-			a, err := replayAdapter(g, rec, pace)
-			if err != nil {
-				return cli.Exit(fmt.Sprintf("replaying %s: %v", rec.Path, err), 2)
-			}
-			return serve(c, a)
-		},
+	flags := []cli.Flag{
+		&cli.DurationFlag{Name: "pace", EnvVars: []string{"ACPBRIDGE_REPLAY_PACE"},
+			Usage: "delay before each recorded output line, to watch a replay at a human speed (e.g. 30ms)", Destination: &pace},
 	}
-}
-
-// replayAdapter is the one place that knows every kind of recording: the
-// fixture's "adapter" meta picks the adapter the recording is played
-// through, driven by the in-process player of that kind as its agent
-// process. A new kind of recording is one more case here.
-func replayAdapter(g *globals, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
-	switch kind := rec.Meta["adapter"]; kind {
-	case "claude":
-		return replay.Stream(rec, replay.Options{Pace: pace, Wrap: claudeReplay(g)})
-	case "acp", "codex":
-		launch, err := replay.Launcher(rec, replay.PlayerOptions{Pace: pace})
+	return flags, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
+		if c.NArg() != 1 {
+			return nil, usageError(c, fmt.Sprintf("%s takes exactly one FIXTURE file (for example %s)", d.name, d.example))
+		}
+		// The agent script stays on disk: each session streams it.
+		rec, err := recording.Open(c.Args().First())
 		if err != nil {
-			return nil, err
+			return nil, cli.Exit(fmt.Sprintf("loading fixture: %v", err), 2)
 		}
-		title := " (replay of " + filepath.Base(rec.Path) + ")"
-		if kind == "codex" {
-			return codex.New(codex.Options{Path: "codex", Launch: launch, Logger: g.logger, Trace: g.traceAgent(),
-				StopGrace: stopGrace}), nil
+		a, err := replayWith(w, rec, pace)
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("replaying %s: %v", rec.Path, err), 2)
 		}
-		name := cmp.Or(rec.Meta["agent"], "acp")
-		return acpadapter.New(acpadapter.Options{Name: name, Title: nativeTitle(name) + title, Path: name,
-			Launch: launch, Logger: g.logger, Trace: g.traceAgent(), StopGrace: stopGrace}), nil
-	case "pty":
-		// A terminal recording plays at its recorded pace: its timing is
-		// what the engine reads screens by.
-		return pty.Replay(rec.Meta, rec.Script, pty.ReplayOptions{Logger: g.logger})
-	default:
-		return nil, fmt.Errorf("unsupported adapter %q (want claude, acp, codex or pty)", kind)
+		return a, nil
 	}
 }
 
-// nativeTitle is the product name of a native-ACP agent known by name.
-func nativeTitle(name string) string {
-	for _, n := range nativeAgents() {
-		if n.name == name {
-			return n.title
+// replayAdapter plays rec through the adapter the table gives its kind
+// (the fixture's "adapter" meta), driven by the in-process player of that
+// kind as its agent process.
+func replayAdapter(g *globals, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
+	return replayWith(g.wiring(), rec, pace)
+}
+
+func replayWith(w wiring, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
+	kind := rec.Meta["adapter"]
+	var kinds []string
+	for _, d := range adapters() {
+		if d.kind == kind && d.replay != nil {
+			return d.replay(d, w, rec, pace)
+		}
+		if d.kind != "" {
+			kinds = append(kinds, d.kind)
 		}
 	}
-	return name
+	return nil, fmt.Errorf("unsupported adapter %q (want %s)", kind, orList(kinds))
+}
+
+// orList is "a, b or c".
+func orList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// replayClaude plays a stream-JSON recording through Claude Code's adapter.
+func replayClaude(d adapterEntry, w wiring, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
+	return replay.Stream(rec, replay.Options{Pace: pace, Wrap: claudeReplay(d, w)})
+}
+
+// replayCodex plays a JSON-RPC recording through Codex's adapter.
+func replayCodex(d adapterEntry, w wiring, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
+	launch, err := replay.Launcher(rec, replay.PlayerOptions{Pace: pace})
+	if err != nil {
+		return nil, err
+	}
+	return codex.New(codex.Options{Path: d.exe, Launch: launch, Logger: w.logger, Trace: w.trace,
+		StopGrace: w.stopGrace}), nil
+}
+
+// replayACP plays a JSON-RPC recording of a native-ACP agent through the
+// pass-through adapter, titled after the agent it recorded.
+func replayACP(d adapterEntry, w wiring, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
+	launch, err := replay.Launcher(rec, replay.PlayerOptions{Pace: pace})
+	if err != nil {
+		return nil, err
+	}
+	title := " (replay of " + filepath.Base(rec.Path) + ")"
+	name := cmp.Or(rec.Meta["agent"], d.name)
+	return acpadapter.New(acpadapter.Options{Name: name, Title: nativeTitle(name) + title, Path: name,
+		Launch: launch, Logger: w.logger, Trace: w.trace, StopGrace: w.stopGrace}), nil
+}
+
+// replayPTY plays a terminal recording at its recorded pace: its timing
+// is what the engine reads screens by.
+func replayPTY(_ adapterEntry, w wiring, rec *recording.Recording, _ time.Duration) (bridge.Adapter, error) {
+	return pty.Replay(rec.Meta, rec.Script, pty.ReplayOptions{Logger: w.logger})
 }
 
 // claudeReplay wraps Claude Code's adapter around the replay's launcher.
-func claudeReplay(g *globals) func(replay.Launch) replay.Agent {
+func claudeReplay(d adapterEntry, w wiring) func(replay.Launch) replay.Agent {
 	return func(launch replay.Launch) replay.Agent {
 		return claude.New(claude.Options{
-			Path:      "claude",
+			Path:      d.exe,
 			Launch:    launch,
-			Logger:    g.logger,
-			Trace:     g.traceAgent(),
-			StopGrace: stopGrace,
+			Logger:    w.logger,
+			Trace:     w.trace,
+			StopGrace: w.stopGrace,
 			// The recorded CLI starts instantly: waiting for its initialize
 			// answer makes every session/new answer carry the same models and
 			// commands, instead of racing the start.

@@ -28,11 +28,13 @@ type httpServe struct {
 // adapter commands again, served over HTTP instead of stdio.
 func serveCommand(g *globals) *cli.Command {
 	s := &httpServe{g: g}
+	translating, native := adapterCommands(g, s.serve)
+	subcommands := append(translating, native...)
 	return &cli.Command{
 		Name:      "serve",
 		Usage:     "serve ACP over HTTP, for clients that are not the agent's parent process (web IDEs, remote hosts)",
 		ArgsUsage: "ADAPTER [ADAPTER FLAGS...]",
-		Description: "Serves the adapter named next (claude, codex, replay, pty, acp, gemini, ...) to any number of HTTP clients, each with its own\n" +
+		Description: "Serves the adapter named next (" + someNames(subcommands) + ") to any number of HTTP clients, each with its own\n" +
 			"ACP connection and sessions. Endpoints: /acp (ACP Streamable HTTP, as the TypeScript SDK's\n" +
 			"experimental HTTP client speaks it), /acp/rpc?client_id=ID and /acp/sse?client_id=ID.\n" +
 			"Loopback only unless --token is set.",
@@ -54,12 +56,7 @@ func serveCommand(g *globals) *cli.Command {
 			&cli.Int64Flag{Name: "max-body", Value: 16 << 20, EnvVars: []string{"ACPBRIDGE_MAX_BODY"},
 				Usage: "refuse a POSTed message larger than this many bytes with 413", Destination: &s.maxBody},
 		},
-		Subcommands: append([]*cli.Command{
-			claudeCommand(g, s.serve),
-			codexCommand(g, s.serve),
-			replayCommand(g, s.serve),
-			ptyCommand(g, s.serve),
-		}, passthroughCommands(g, s.serve)...),
+		Subcommands: subcommands,
 		// Reached only when no adapter command follows.
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -69,6 +66,16 @@ func serveCommand(g *globals) *cli.Command {
 		},
 		HideHelpCommand: true,
 	}
+}
+
+// someNames names the first few of cmds, for a sentence; the help's list of
+// commands names them all.
+func someNames(cmds []*cli.Command) string {
+	const few = 6
+	if len(cmds) <= few {
+		return commandNames(cmds)
+	}
+	return commandNames(cmds[:few]) + ", ..."
 }
 
 // serve runs the bridge for a over HTTP until the process is told to stop.

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/bridge"
+)
+
+// adapterEntry is one line of the adapter table: an agent, or a kind of
+// agent, that the bridge serves, with all the command line says about it.
+// The commands at top level and under serve, `agents` and `replay` are all
+// made from the table, so a new adapter is its package plus one entry, and
+// this is the only file of the command that names an agent.
+type adapterEntry struct {
+	name        string // the command; an agent's name in `agents` and in a recording's "agent" meta
+	title       string // the product's name, in help, errors and editor configuration
+	usage       string
+	argsUsage   string
+	description string
+	example     string // arguments to show in the command's usage errors
+
+	// native adapters speak ACP themselves: the bridge passes it through.
+	// Help lists them after the adapters that translate a protocol.
+	native  bool
+	acpArgs []string // what puts a native CLI in ACP mode
+
+	// An installable agent (exe set) has a line in `agents`, and a flag
+	// and an environment variable that point the bridge at its executable.
+	exe      string // looked up on PATH
+	env      string // names the executable, instead of the flag
+	pathFlag string // names the executable
+	install  string // how to install it
+
+	// flags returns the command's flags, new for each command made from
+	// the entry, and the constructor that reads them once parsed.
+	flags func(d adapterEntry) ([]cli.Flag, buildFunc)
+
+	// kind is the kind of recording (its "adapter" meta) that replay
+	// plays through this adapter, with replay.
+	kind   string
+	replay replayFunc
+
+	// reports are further lines of `agents` (the TUIs that the PTY
+	// profiles drive).
+	reports func(d adapterEntry, self string) []agentReport
+}
+
+// buildFunc builds an adapter from a command's parsed flags and arguments.
+// Its errors are the command's (cli.Exit, usageError).
+type buildFunc func(c *cli.Context, w wiring) (bridge.Adapter, error)
+
+// replayFunc builds the adapter that plays rec.
+type replayFunc func(d adapterEntry, w wiring, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error)
+
+// adapters is the adapter table. Its order is what users see: help lists
+// the commands of the adapters that translate a protocol in this order,
+// then those of the native ones; `agents` lists the agents, and replay
+// names the kinds of recording it plays, in this order.
+func adapters() []adapterEntry {
+	return []adapterEntry{
+		{name: "claude", title: "Claude Code",
+			usage:     "serve Claude Code (its stream-JSON control protocol) to the editor",
+			argsUsage: "[-- EXTRA CLAUDE ARGS]",
+			exe:       "claude", env: "ACPBRIDGE_CLAUDE_PATH", pathFlag: "claude-path",
+			install: "npm install -g @anthropic-ai/claude-code",
+			flags:   claudeFlags, kind: "claude", replay: replayClaude},
+		{name: "acp", native: true,
+			usage:     "serve any agent that speaks ACP itself, with the bridge's tracing, serving and process hygiene",
+			argsUsage: "-- CMD [ARGS...]",
+			example:   "gemini --acp",
+			flags:     acpFlags, kind: "acp", replay: replayACP},
+		{name: "codex", title: "Codex",
+			usage:     "serve Codex (its app-server JSON-RPC protocol) to the editor",
+			argsUsage: "[-- EXTRA CODEX APP-SERVER ARGS]",
+			exe:       "codex", env: "ACPBRIDGE_CODEX_PATH", pathFlag: "codex-path",
+			install: "npm install -g @openai/codex",
+			flags:   codexFlags, kind: "codex", replay: replayCodex},
+		{name: "replay",
+			usage:     "serve a recorded session (Claude Code, a native-ACP CLI, Codex or a terminal agent) as if the wrapped agent were running (no CLI or credentials needed)",
+			argsUsage: "FIXTURE",
+			example:   "fixtures/claude/demo.txtar",
+			flags:     replayFlags},
+		{name: "pty",
+			usage:     "serve an interactive terminal agent (a TUI or a line-prompt REPL) through a pseudo-terminal",
+			argsUsage: "-- CMD [ARGS...]",
+			description: "The profile says how the agent's screen looks when it is idle, busy or asking for permission.\n" +
+				"Without --profile it is chosen by the command's name; an unknown command gets the generic\n" +
+				"line-prompt profile. Built-in profiles: " + builtinProfiles() + ".",
+			example: "aider",
+			flags:   ptyFlags, kind: "pty", replay: replayPTY, reports: ptyReports},
+		nativeEntry(adapterEntry{name: "gemini", title: "Gemini CLI", exe: "gemini", acpArgs: []string{"--acp"},
+			env: "ACPBRIDGE_GEMINI_PATH", install: "npm install -g @google/gemini-cli"}),
+		nativeEntry(adapterEntry{name: "qwen", title: "Qwen Code", exe: "qwen", acpArgs: []string{"--acp"},
+			env: "ACPBRIDGE_QWEN_PATH", install: "npm install -g @qwen-code/qwen-code (needs Node.js 22 or later)"}),
+		nativeEntry(adapterEntry{name: "opencode", title: "opencode", exe: "opencode", acpArgs: []string{"acp"},
+			env: "ACPBRIDGE_OPENCODE_PATH", install: "npm install -g opencode-ai"}),
+		nativeEntry(adapterEntry{name: "copilot", title: "GitHub Copilot CLI", exe: "copilot", acpArgs: []string{"--acp"},
+			env: "ACPBRIDGE_COPILOT_PATH", install: "npm install -g @github/copilot"}),
+	}
+}
+
+// nativeEntry completes the entry of an installable CLI that speaks ACP
+// itself when run with its acpArgs: such a command differs from the next
+// only in what the entry says.
+func nativeEntry(d adapterEntry) adapterEntry {
+	d.native = true
+	d.usage = fmt.Sprintf("serve %s (%s %s) to the editor", d.title, d.exe, strings.Join(d.acpArgs, " "))
+	d.argsUsage = "[-- EXTRA " + strings.ToUpper(d.name) + " ARGS]"
+	d.pathFlag = "path"
+	d.flags = nativeFlags
+	return d
+}
+
+// command makes the entry's command; serve runs the adapter it builds (on
+// stdio, or over HTTP under serve).
+func (d adapterEntry) command(g *globals, serve serveFunc) *cli.Command {
+	flags, build := d.flags(d)
+	return &cli.Command{
+		Name:        d.name,
+		Usage:       d.usage,
+		ArgsUsage:   d.argsUsage,
+		Description: d.description,
+		Flags:       flags,
+		Action: func(c *cli.Context) error {
+			a, err := build(c, g.wiring())
+			if err != nil {
+				return err
+			}
+			return serve(c, a)
+		},
+	}
+}
+
+// adapterCommands are the commands of the table, served by serve: those of
+// the adapters that translate a protocol, and those of the native ones.
+func adapterCommands(g *globals, serve serveFunc) (translating, native []*cli.Command) {
+	for _, d := range adapters() {
+		if d.native {
+			native = append(native, d.command(g, serve))
+		} else {
+			translating = append(translating, d.command(g, serve))
+		}
+	}
+	return translating, native
+}
+
+// pathOption is the flag that points the bridge at an installable agent's
+// executable.
+func (d adapterEntry) pathOption(dest *string) cli.Flag {
+	return &cli.StringFlag{Name: d.pathFlag, Value: d.exe, EnvVars: []string{d.env},
+		Usage: "the " + d.title + " executable", Destination: dest}
+}
+
+// installable are the entries of the agents that have an executable.
+func installable() []adapterEntry {
+	var out []adapterEntry
+	for _, d := range adapters() {
+		if d.exe != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// nativeTitle is the product name of a native-ACP agent known by name.
+func nativeTitle(name string) string {
+	for _, d := range installable() {
+		if d.native && d.name == name {
+			return d.title
+		}
+	}
+	return name
+}
