@@ -38,7 +38,7 @@ var methods = map[string]method{
 func (c *connection) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	<-c.ready
 	log := c.log.With().Str("method", req.Method).Str("rpc_id", req.ID.String()).Logger()
-	p, raw := c.srv.adapter.(Passthrough)
+	p, raw := c.srv.adapter.(acp.Passthrough)
 	if !req.IsCall() {
 		if raw && req.Method != acp.MethodSessionCancel && c.isInitialized() {
 			c.notifyRaw(ctx, p, req)

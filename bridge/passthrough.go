@@ -12,7 +12,7 @@ import (
 // passthrough answers a request for an adapter whose agent speaks ACP
 // itself (see Passthrough): the bridge checks and records what it needs and
 // forwards the params unchanged.
-func (c *connection) passthrough(ctx context.Context, p Passthrough, req *jsonrpc.Request) (any, error) {
+func (c *connection) passthrough(ctx context.Context, p acp.Passthrough, req *jsonrpc.Request) (any, error) {
 	switch req.Method {
 	case acp.MethodInitialize:
 		if _, err := c.initialize(ctx, req.Params); err != nil {
@@ -79,7 +79,7 @@ func isSessionMethod(m string) bool {
 
 // notifyRaw forwards a notification other than session/cancel: to the
 // session its params name, else to the adapter.
-func (c *connection) notifyRaw(ctx context.Context, p Passthrough, req *jsonrpc.Request) {
+func (c *connection) notifyRaw(ctx context.Context, p acp.Passthrough, req *jsonrpc.Request) {
 	var err error
 	if _, rs := c.namedSession(req.Params); rs != nil {
 		err = rs.Notify(ctx, req.Method, req.Params)
@@ -119,7 +119,7 @@ func (c *connection) namedSession(params json.RawMessage) (*session, acp.RawSess
 // openRaw opens a session through the agent. The params are checked as for
 // every adapter; a load or resume of a session open here replaces it, as
 // reopen does.
-func (c *connection) openRaw(ctx context.Context, p Passthrough, method string, params json.RawMessage) (any, error) {
+func (c *connection) openRaw(ctx context.Context, p acp.Passthrough, method string, params json.RawMessage) (any, error) {
 	var id acp.SessionID
 	switch method {
 	case acp.MethodSessionNew:

@@ -34,7 +34,7 @@ type Options struct {
 type Server struct {
 	adapter Adapter
 	opts    Options
-	info    Info
+	info    acp.AgentInfo
 	once    sync.Once
 }
 
@@ -52,7 +52,7 @@ func New(a Adapter, opts Options) *Server {
 	return &Server{adapter: a, opts: opts}
 }
 
-func (s *Server) adapterInfo() Info {
+func (s *Server) adapterInfo() acp.AgentInfo {
 	s.once.Do(func() { s.info = s.adapter.Info() })
 	return s.info
 }

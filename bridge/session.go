@@ -14,7 +14,7 @@ import (
 // Session, the editor-facing client it emits through, and the running turn.
 type session struct {
 	id     acp.SessionID
-	impl   Session
+	impl   acp.Session
 	client *sessionClient
 
 	mu   sync.Mutex
@@ -80,7 +80,7 @@ func (s *session) close() {
 
 // register adds an opened session to the connection. It fails when the
 // connection is shutting down or the id is taken, closing impl in that case.
-func (c *connection) register(impl Session, cl *sessionClient) (*session, error) {
+func (c *connection) register(impl acp.Session, cl *sessionClient) (*session, error) {
 	s := &session{id: impl.ID(), impl: impl, client: cl}
 	c.mu.Lock()
 	_, taken := c.sessions[s.id]
@@ -149,7 +149,7 @@ func (c *connection) newSession(ctx context.Context, params json.RawMessage) (an
 // loadSession replays the stored conversation (the adapter writes it through
 // the client as it goes, before this answer) and then answers.
 func (c *connection) loadSession(ctx context.Context, params json.RawMessage) (any, error) {
-	l, ok := c.srv.adapter.(Loader)
+	l, ok := c.srv.adapter.(acp.Loader)
 	if !ok {
 		return nil, unsupported(acp.MethodSessionLoad, "this agent cannot load sessions (loadSession is false)")
 	}
@@ -168,7 +168,7 @@ func (c *connection) loadSession(ctx context.Context, params json.RawMessage) (a
 
 // resumeSession reopens a stored session without replaying it.
 func (c *connection) resumeSession(ctx context.Context, params json.RawMessage) (any, error) {
-	r, ok := c.srv.adapter.(Resumer)
+	r, ok := c.srv.adapter.(acp.Resumer)
 	if !ok {
 		return nil, unsupported(acp.MethodSessionResume, "this agent cannot resume sessions")
 	}
@@ -193,13 +193,13 @@ func (c *connection) resumeSession(ctx context.Context, params json.RawMessage) 
 // after losing messages (Streamable HTTP answers 409 until it does): resume
 // answers the open session's state, and load closes it and loads it again,
 // replaying the whole history. Neither is allowed while a turn runs.
-func (c *connection) reopen(id acp.SessionID, resume bool, open func(*sessionClient) (acp.Session, error)) (SessionState, *session, error) {
+func (c *connection) reopen(id acp.SessionID, resume bool, open func(*sessionClient) (acp.Session, error)) (acp.SessionState, *session, error) {
 	if err := c.requireAuth(); err != nil {
-		return SessionState{}, nil, err
+		return acp.SessionState{}, nil, err
 	}
 	if old := c.session(id); old != nil {
 		if old.running() {
-			return SessionState{}, nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
+			return acp.SessionState{}, nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
 				"Invalid request: session "+string(id)+" has a turn running; send session/cancel first", nil)
 		}
 		if resume {
@@ -212,17 +212,17 @@ func (c *connection) reopen(id acp.SessionID, resume bool, open func(*sessionCli
 	cl.bind(id)
 	impl, err := open(cl)
 	if err != nil {
-		return SessionState{}, nil, err
+		return acp.SessionState{}, nil, err
 	}
 	s, err := c.register(impl, cl)
 	if err != nil {
-		return SessionState{}, nil, err
+		return acp.SessionState{}, nil, err
 	}
 	return impl.State(), s, nil
 }
 
 func (c *connection) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
-	l, ok := c.srv.adapter.(Lister)
+	l, ok := c.srv.adapter.(acp.Lister)
 	if !ok {
 		return nil, unsupported(acp.MethodSessionList, "this agent cannot list sessions")
 	}
@@ -260,7 +260,7 @@ func (c *connection) closeSession(_ context.Context, params json.RawMessage) (an
 // that is still running would leave its process writing a transcript that
 // no longer exists.
 func (c *connection) deleteSession(ctx context.Context, params json.RawMessage) (any, error) {
-	d, ok := c.srv.adapter.(Deleter)
+	d, ok := c.srv.adapter.(acp.Deleter)
 	if !ok {
 		return nil, unsupported(acp.MethodSessionDelete, "this agent cannot delete sessions")
 	}

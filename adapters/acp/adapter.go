@@ -71,8 +71,8 @@ type Options struct {
 	serveHook func()
 }
 
-// Adapter serves a native-ACP agent; it satisfies bridge.Adapter and
-// bridge.Passthrough.
+// Adapter serves a native-ACP agent; it satisfies acp.Adapter and
+// acp.Passthrough.
 type Adapter struct {
 	opts Options
 	// dir is the bridge's own working directory, where agents that serve
@@ -296,7 +296,7 @@ func (a *Adapter) Notify(_ context.Context, method string, params json.RawMessag
 	return nil
 }
 
-// NewSession is the typed entry of bridge.Adapter; the bridge uses Open for
+// NewSession is the typed entry of acp.Adapter; the bridge uses Open for
 // passthrough adapters, so this only serves callers holding a RawClient.
 func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error) {
 	rc, ok := c.(acp.RawClient)

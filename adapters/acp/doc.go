@@ -7,7 +7,7 @@
 // The bridge's typed Adapter contract decodes every request into the structs
 // of bridge/acp, which would lose what a native agent sends beyond them:
 // unknown fields, _meta, extension methods, agent-to-client requests the
-// bridge does not model. So this adapter implements bridge.Passthrough: the
+// bridge does not model. So this adapter implements acp.Passthrough: the
 // Server still owns what it adds for every adapter (framing detection, size
 // limits, bad-input errors, --trace, HTTP serving, the session table, one turn
 // at a time, preempted cancel, every update of a turn before its answer), and

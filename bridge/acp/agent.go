@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 )
 
-// The types below are the vocabulary between the protocol core (package
-// bridge) and the adapters that wrap coding CLIs. They live here, not in
-// bridge, because adapters satisfy bridge.Adapter structurally and may only
-// import this package: a method signature that named a bridge type could not
-// be implemented outside it.
+// The types below are the session side of the contract between the protocol
+// core (package bridge) and the adapters that wrap coding CLIs; Adapter and
+// its optional interfaces are in adapter.go. They live here, not in bridge,
+// because adapters may only import this package: a method signature that
+// named a bridge type could not be implemented outside it.
 
 // AgentInfo is what an adapter says about itself at initialize.
 type AgentInfo struct {
