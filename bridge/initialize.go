@@ -11,9 +11,10 @@ import (
 const protocolVersion = 1
 
 // initialize answers the version handshake and advertises exactly what the
-// adapter implements (ACP: anything omitted is unsupported). A repeated
-// initialize is answered again, with the capabilities of the first.
-func (c *connection) initialize(_ context.Context, params json.RawMessage) (any, error) {
+// adapter implements (ACP: anything omitted is unsupported): the answer
+// derived from Info and the optional interfaces, or an Initializer's own. A
+// repeated initialize is answered again, with the capabilities of the first.
+func (c *connection) initialize(ctx context.Context, params json.RawMessage) (any, error) {
 	var req acp.InitializeRequest
 	if err := decode(params, &req); err != nil {
 		return nil, err
@@ -22,8 +23,12 @@ func (c *connection) initialize(_ context.Context, params json.RawMessage) (any,
 	if !c.initialized {
 		c.initialized = true
 		c.clientCaps = req.ClientCapabilities
+		c.initParams = append(json.RawMessage(nil), params...)
 	}
 	c.mu.Unlock()
+	if i, ok := c.srv.adapter.(acp.Initializer); ok {
+		return rawResult(i.Initialize(ctx, params))
+	}
 	info := c.srv.adapterInfo()
 	return acp.InitializeResponse{
 		// An agent answers with the client's version when it supports it,
@@ -73,6 +78,10 @@ func (s *Server) capabilities(info acp.AgentInfo) acp.AgentCapabilities {
 }
 
 func (c *connection) authenticate(ctx context.Context, params json.RawMessage) (any, error) {
+	a, ok := c.srv.adapter.(acp.Authenticator)
+	if f, fw := c.srv.adapter.(acp.Forwarder); !ok && fw {
+		return c.forward(ctx, f, acp.MethodAuthenticate, params)
+	}
 	var req acp.AuthenticateRequest
 	if err := decode(params, &req); err != nil {
 		return nil, err
@@ -80,7 +89,6 @@ func (c *connection) authenticate(ctx context.Context, params json.RawMessage) (
 	if !c.srv.offersAuth(req.MethodID) {
 		return nil, acp.InvalidParams("methodId", "not one of the authMethods this agent advertised")
 	}
-	a, ok := c.srv.adapter.(acp.Authenticator)
 	if !ok {
 		return nil, acp.InvalidParams("methodId", "this agent needs no authentication")
 	}
@@ -101,6 +109,9 @@ func (s *Server) offersAuth(id acp.AuthMethodID) bool {
 
 func (c *connection) logout(ctx context.Context, params json.RawMessage) (any, error) {
 	a, ok := c.srv.adapter.(acp.Authenticator)
+	if f, fw := c.srv.adapter.(acp.Forwarder); !ok && fw {
+		return c.forward(ctx, f, acp.MethodLogout, params)
+	}
 	if !ok {
 		return nil, unsupported(acp.MethodLogout, "this agent has no login")
 	}

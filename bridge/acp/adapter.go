@@ -32,10 +32,16 @@ import (
 // sessions. Methods that block must return promptly once ctx is done.
 //
 // Optional features are separate interfaces (Authenticator, Loader, Resumer,
-// Lister, Deleter, Passthrough). The Server advertises a capability only when the adapter implements
-// the interface and Info does not turn it off, so a client is never offered
-// what the adapter cannot do; a request for it is answered with
-// method-not-found.
+// Lister, Deleter), and the Server treats every adapter alike: it advertises
+// a capability only when the adapter implements the interface and Info does
+// not turn it off, so a client is never offered what the adapter cannot do;
+// a request for it is answered with method-not-found. Two more optional
+// interfaces fit agents whose capabilities and traffic are their own, as
+// native-ACP agents' are: Initializer answers initialize, and Forwarder
+// takes, params unchanged, the requests the Server would otherwise have to
+// decode into types that cannot hold all of them. Neither makes the Server
+// ignore the others: an adapter that implements Forwarder and Lister gets
+// session/list through Lister.
 type Adapter interface {
 	// Info describes the agent: identity, capabilities and auth methods.
 	Info() AgentInfo
@@ -97,35 +103,62 @@ type Deleter interface {
 	DeleteSession(ctx context.Context, req DeleteSessionRequest) error
 }
 
-// Passthrough is implemented by adapters whose agent speaks ACP itself
-// (gemini --acp, opencode acp, ...). Decoding such an agent's traffic into
-// the typed structs of package acp would lose what the bridge does not model:
-// unknown fields, _meta, extension methods, agent-to-client requests. So the
-// Server keeps what it adds for every adapter (framing, size limits,
-// bad-input errors, trace, HTTP, the connection's session table, one turn at
-// a time, cancel preemption, the ordering of a turn's updates before its
-// answer) and hands everything else over as raw params:
-//
-//   - initialize: the request is validated and recorded as usual, then
-//     Initialize answers it; the adapter maps the agent's capabilities
-//     (only what the agent advertises, plus what the bridge adds itself).
-//   - session/new, session/load, session/resume: validated, then Open; the
-//     answer is the agent's. The session must be a RawSession.
-//   - session/prompt, session/set_mode, session/set_config_option,
-//     session/set_model and any request or notification whose params name an
-//     open session: that session's Forward or Notify.
-//   - session/cancel stays a preempted cancel of the turn's ctx;
-//     session/close stays the bridge's (the session's Close).
-//   - every other request or notification (session/list, authenticate,
-//     logout, extension methods): Forward or Notify here.
-//
-// The agent's requests and notifications reach the editor through the
-// RawClient given to Open. When an adapter implements Passthrough, the
-// Server ignores Info's capabilities and the Loader, Resumer, Lister and
-// Authenticator interfaces: the agent's own answers decide.
-type Passthrough interface {
+// Initializer is implemented by adapters that answer initialize themselves:
+// those whose capabilities are known only once their agent has been asked,
+// and whose answer carries what this package does not model (an ACP agent's
+// own agentInfo, _meta, capabilities newer than the bridge). The Server
+// checks and records the editor's initialize as for every adapter (params
+// validated, client capabilities kept for Client.Capabilities, params kept
+// for RawClient.InitializeParams), then writes Initialize's answer instead
+// of the one it derives from Info and the optional interfaces; Info then
+// only names the agent. The answer must advertise only what the adapter
+// serves through this contract, as the derived one does: its optional
+// interfaces, or its agent's methods through Forwarder. A repeated
+// initialize is asked again; the adapter answers it as it answered the first.
+type Initializer interface {
 	// Initialize answers the editor's initialize (params unchanged).
 	Initialize(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
+}
+
+// Forwarder is implemented by adapters whose agent speaks ACP itself
+// (gemini --acp, opencode acp, ...). Decoding such an agent's traffic into
+// the types of this package would lose what the bridge does not model:
+// unknown fields, _meta, extension methods, agent-to-client requests. So the
+// Server hands a Forwarder, params unchanged, the requests whose params or
+// answers it cannot model, and writes the agent's answers unchanged. It
+// keeps what it does for every adapter: framing, size limits, bad-input
+// errors, trace, HTTP, initialize before anything else, the connection's
+// session table, one turn at a time, cancel preemption and a "cancelled"
+// answer whatever the agent did, every update of a turn before its answer,
+// updates held until the answer that opens their session.
+//
+// Which interface serves a request is decided per method, the same way for
+// every adapter:
+//
+//   - session/new: Open, after the params are validated, for a Forwarder
+//     (the answer is the agent's, fields the bridge does not model
+//     included); the Server does not call a Forwarder's NewSession, which
+//     may refuse. session/load and session/resume: Loader and Resumer when
+//     implemented, else Open. The sessions Open returns are RawSessions.
+//   - Requests that name a RawSession (session/prompt, with the turn rules
+//     above; session/set_mode, set_config_option, set_model; extension
+//     methods): that session's Forward, params not judged by the bridge's
+//     model (a session not open here is answered resource-not-found).
+//     Notifications that name one: its Notify.
+//   - session/list, session/delete, authenticate, logout: Lister, Deleter
+//     and Authenticator when implemented, else Forward here (or the named
+//     RawSession's). An authenticate or logout the agent accepts is recorded
+//     for the connection alone (the AuthenticateParams of its clients, see
+//     Forward), as over HTTP one adapter serves every client.
+//   - Every other request or notification (extension methods): Forward or
+//     Notify here.
+//   - session/cancel stays the Server's preempted cancel of the turn's ctx
+//     (with no turn running, it reaches the session's Notify); session/close
+//     stays the Server's (the session's Close).
+//
+// The agent's requests and notifications reach the editor through the
+// RawClient given to Open.
+type Forwarder interface {
 	// Open opens a session with session/new, session/load or
 	// session/resume and returns it with the agent's answer.
 	Open(ctx context.Context, method string, params json.RawMessage, c RawClient) (RawSession, json.RawMessage, error)
@@ -139,4 +172,39 @@ type Passthrough interface {
 	// Notify forwards a notification that names no open session; c is as
 	// for Forward.
 	Notify(ctx context.Context, method string, params json.RawMessage, c RawClient) error
+}
+
+// RawSession is a session a Forwarder opened: its agent speaks ACP itself.
+// It is not a Session: the bridge never decodes what it forwards to it, so
+// it has no typed Prompt, SetMode or SetConfigOption to re-encode. After
+// checking a request (framing, that the session exists, one turn at a time)
+// the bridge hands it to Forward with its params unchanged and writes the
+// agent's answer unchanged, so fields, _meta and newer methods pass through.
+// Its modes, config options and commands are in the agent's answers, not
+// in a SessionState.
+//
+// Forward of session/prompt keeps Session.Prompt's turn contract: every
+// update of the turn has been sent through the session's client before
+// Forward returns; when ctx is cancelled the agent is told at once and
+// Forward returns within the adapter's grace, stopping the agent if it has
+// not ended the turn (the bridge then answers "cancelled"). Forward, Notify
+// and Close may be called concurrently with each other; Close is
+// Session.Close's (it ends the turn, stops and waits for every process the
+// session started, and is idempotent).
+type RawSession interface {
+	// ID is the ACP session id (the agent's).
+	ID() SessionID
+	// Forward sends one request about the session (session/prompt,
+	// session/set_mode, session/set_config_option, an extension method whose
+	// params name the session) and returns the agent's result unchanged, or
+	// an *Error carrying the agent's error.
+	Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Notify forwards a notification whose params name the session. The
+	// bridge also hands it the editor's session/cancel when no turn runs
+	// (a turn's cancel reaches Forward's ctx instead); that call comes from
+	// the read loop and must not block, and the cancel must reach the agent
+	// before anything the session is sent after it.
+	Notify(ctx context.Context, method string, params json.RawMessage) error
+	// Close ends the session.
+	Close() error
 }
