@@ -88,8 +88,8 @@ func nativeTitle(name string) string {
 }
 
 // claudeReplay wraps Claude Code's adapter around the replay's launcher.
-func claudeReplay(g *globals) func(replay.Launch) replay.Agent {
-	return func(launch replay.Launch) replay.Agent {
+func claudeReplay(g *globals) func(replay.Launch) bridge.Adapter {
+	return func(launch replay.Launch) bridge.Adapter {
 		return claude.New(claude.Options{
 			Path:      "claude",
 			Launch:    launch,
