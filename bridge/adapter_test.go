@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
@@ -26,12 +25,12 @@ type scriptAdapter struct {
 	closed []acp.SessionID // guarded by mu
 }
 
-func (a *scriptAdapter) Info() bridge.Info {
-	return bridge.Info{Name: "script", Title: "Script agent", Version: "1",
+func (a *scriptAdapter) Info() acp.AgentInfo {
+	return acp.AgentInfo{Name: "script", Title: "Script agent", Version: "1",
 		Prompt: acp.PromptCapabilities{Image: true, EmbeddedContext: true}}
 }
 
-func (a *scriptAdapter) NewSession(_ context.Context, req acp.NewSessionRequest, c acp.Client) (bridge.Session, error) {
+func (a *scriptAdapter) NewSession(_ context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error) {
 	s := a.session(acp.SessionID(fmt.Sprintf("s%d", a.n.Add(1))), c)
 	if a.startup != nil {
 		a.startup(s)
@@ -54,7 +53,7 @@ func (a *scriptAdapter) closedSessions() []acp.SessionID {
 // loadingAdapter adds load, resume and list.
 type loadingAdapter struct{ *scriptAdapter }
 
-func (a loadingAdapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c acp.Client) (bridge.Session, error) {
+func (a loadingAdapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c acp.Client) (acp.Session, error) {
 	if req.SessionID != "stored" {
 		return nil, fmt.Errorf("%w: no stored session %q", acp.ErrResourceNotFound, req.SessionID)
 	}
@@ -67,7 +66,7 @@ func (a loadingAdapter) LoadSession(ctx context.Context, req acp.LoadSessionRequ
 	return s, nil
 }
 
-func (a loadingAdapter) ResumeSession(_ context.Context, req acp.ResumeSessionRequest, c acp.Client) (bridge.Session, error) {
+func (a loadingAdapter) ResumeSession(_ context.Context, req acp.ResumeSessionRequest, c acp.Client) (acp.Session, error) {
 	if req.SessionID != "stored" {
 		return nil, fmt.Errorf("%w: no stored session %q", acp.ErrResourceNotFound, req.SessionID)
 	}
@@ -85,7 +84,7 @@ type authAdapter struct {
 	authed bool
 }
 
-func (a *authAdapter) Info() bridge.Info {
+func (a *authAdapter) Info() acp.AgentInfo {
 	i := a.scriptAdapter.Info()
 	i.AuthMethods = []acp.AuthMethod{{Agent: &acp.AuthMethodAgent{ID: "login", Name: "Log in"}}}
 	return i
@@ -123,10 +122,10 @@ type scriptSession struct {
 
 func (s *scriptSession) ID() acp.SessionID { return s.id }
 
-func (s *scriptSession) State() bridge.SessionState {
+func (s *scriptSession) State() acp.SessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return bridge.SessionState{
+	return acp.SessionState{
 		Modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: []acp.SessionMode{
 			{ID: "default", Name: "Default"}, {ID: "plan", Name: "Plan"},
 		}},

@@ -15,7 +15,8 @@ import (
 type method func(c *connection, ctx context.Context, params json.RawMessage) (any, error)
 
 // methods maps every agent method of ACP v1 that the bridge serves. Which of
-// them an adapter really supports is decided per call (see Adapter).
+// them an adapter really supports, and through which of its interfaces, is
+// decided per call (see acp.Adapter and acp.Forwarder).
 var methods = map[string]method{
 	acp.MethodInitialize:             (*connection).initialize,
 	acp.MethodAuthenticate:           (*connection).authenticate,
@@ -27,32 +28,32 @@ var methods = map[string]method{
 	acp.MethodSessionClose:           (*connection).closeSession,
 	acp.MethodSessionDelete:          (*connection).deleteSession,
 	acp.MethodSessionPrompt:          (*connection).prompt,
-	acp.MethodSessionSetMode:         (*connection).setMode,
-	acp.MethodSessionSetConfigOption: (*connection).setConfigOption,
-	acp.MethodSessionSetModel:        (*connection).setModel,
+	acp.MethodSessionSetMode:         forwardable(acp.MethodSessionSetMode, (*connection).setMode),
+	acp.MethodSessionSetConfigOption: forwardable(acp.MethodSessionSetConfigOption, (*connection).setConfigOption),
+	acp.MethodSessionSetModel:        forwardable(acp.MethodSessionSetModel, (*connection).setModel),
 }
 
 // handle is the connection's JSON-RPC handler: it routes calls and
 // notifications (session/cancel never gets here; see preempt) and turns every
-// error into its wire form.
+// error into its wire form. A method the bridge does not serve goes to a
+// Forwarder, whose agent may serve it (extension methods).
 func (c *connection) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	<-c.ready
 	log := c.log.With().Str("method", req.Method).Str("rpc_id", req.ID.String()).Logger()
-	p, raw := c.srv.adapter.(Passthrough)
+	f, fw := c.srv.adapter.(acp.Forwarder)
 	if !req.IsCall() {
-		if raw && req.Method != acp.MethodSessionCancel && c.isInitialized() {
-			c.notifyRaw(ctx, p, req)
+		if fw && req.Method != acp.MethodSessionCancel && c.isInitialized() {
+			c.notifyRaw(ctx, f, req)
 			return nil, nil
 		}
 		c.notification(req)
 		return nil, nil
 	}
 	m, ok := methods[req.Method]
-	if raw {
-		// Every method may mean something to the agent.
+	if !ok && fw {
 		ok = true
-		m = func(c *connection, ctx context.Context, _ json.RawMessage) (any, error) {
-			return c.passthrough(ctx, p, req)
+		m = func(c *connection, ctx context.Context, params json.RawMessage) (any, error) {
+			return c.forward(ctx, f, req.Method, params)
 		}
 	}
 	if !ok {

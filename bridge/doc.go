@@ -10,5 +10,6 @@
 // available_commands_update sent only after the answer that opens a session.
 //
 // Imports go one way: bridge imports bridge/acp and bridge/internal/jsonrpc,
-// never adapters/*; adapters satisfy Adapter structurally.
+// never adapters/*. The contract an adapter implements (acp.Adapter and its
+// optional interfaces) is declared in bridge/acp, which both sides import.
 package bridge

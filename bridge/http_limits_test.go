@@ -95,13 +95,13 @@ type closeWatcher struct {
 	closed chan acp.SessionID
 }
 
-func (a closeWatcher) NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (bridge.Session, error) {
+func (a closeWatcher) NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error) {
 	s, err := a.scriptAdapter.NewSession(ctx, req, c)
 	return watchedSession{s, a.closed}, err
 }
 
 type watchedSession struct {
-	bridge.Session
+	acp.Session
 	closed chan acp.SessionID
 }
 

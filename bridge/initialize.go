@@ -11,9 +11,10 @@ import (
 const protocolVersion = 1
 
 // initialize answers the version handshake and advertises exactly what the
-// adapter implements (ACP: anything omitted is unsupported). A repeated
-// initialize is answered again, with the capabilities of the first.
-func (c *connection) initialize(_ context.Context, params json.RawMessage) (any, error) {
+// adapter implements (ACP: anything omitted is unsupported): the answer
+// derived from Info and the optional interfaces, or an Initializer's own. A
+// repeated initialize is answered again, with the capabilities of the first.
+func (c *connection) initialize(ctx context.Context, params json.RawMessage) (any, error) {
 	var req acp.InitializeRequest
 	if err := decode(params, &req); err != nil {
 		return nil, err
@@ -22,8 +23,12 @@ func (c *connection) initialize(_ context.Context, params json.RawMessage) (any,
 	if !c.initialized {
 		c.initialized = true
 		c.clientCaps = req.ClientCapabilities
+		c.initParams = append(json.RawMessage(nil), params...)
 	}
 	c.mu.Unlock()
+	if i, ok := c.srv.adapter.(acp.Initializer); ok {
+		return rawResult(i.Initialize(ctx, params))
+	}
 	info := c.srv.adapterInfo()
 	return acp.InitializeResponse{
 		// An agent answers with the client's version when it supports it,
@@ -41,8 +46,8 @@ func (c *connection) initialize(_ context.Context, params json.RawMessage) (any,
 
 // capabilities derives agentCapabilities from the adapter's optional
 // interfaces and Info.
-func (s *Server) capabilities(info Info) acp.AgentCapabilities {
-	_, loads := s.adapter.(Loader)
+func (s *Server) capabilities(info acp.AgentInfo) acp.AgentCapabilities {
+	_, loads := s.adapter.(acp.Loader)
 	caps := acp.AgentCapabilities{
 		LoadSession:        loads,
 		PromptCapabilities: info.Prompt,
@@ -51,19 +56,19 @@ func (s *Server) capabilities(info Info) acp.AgentCapabilities {
 			Close: &acp.SessionCloseCapabilities{},
 		},
 	}
-	if _, ok := s.adapter.(Lister); ok {
+	if _, ok := s.adapter.(acp.Lister); ok {
 		caps.SessionCapabilities.List = &acp.SessionListCapabilities{}
 	}
-	if _, ok := s.adapter.(Deleter); ok {
+	if _, ok := s.adapter.(acp.Deleter); ok {
 		caps.SessionCapabilities.Delete = &acp.SessionDeleteCapabilities{}
 	}
-	if _, ok := s.adapter.(Resumer); ok {
+	if _, ok := s.adapter.(acp.Resumer); ok {
 		caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
 	}
 	if info.AdditionalDirectories {
 		caps.SessionCapabilities.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
 	}
-	if _, ok := s.adapter.(Authenticator); ok {
+	if _, ok := s.adapter.(acp.Authenticator); ok {
 		caps.Auth = acp.AgentAuthCapabilities{Logout: &acp.LogoutCapabilities{}}
 	}
 	if len(info.Meta) > 0 {
@@ -73,6 +78,10 @@ func (s *Server) capabilities(info Info) acp.AgentCapabilities {
 }
 
 func (c *connection) authenticate(ctx context.Context, params json.RawMessage) (any, error) {
+	a, ok := c.srv.adapter.(acp.Authenticator)
+	if f, fw := c.srv.adapter.(acp.Forwarder); !ok && fw {
+		return c.forward(ctx, f, acp.MethodAuthenticate, params)
+	}
 	var req acp.AuthenticateRequest
 	if err := decode(params, &req); err != nil {
 		return nil, err
@@ -80,7 +89,6 @@ func (c *connection) authenticate(ctx context.Context, params json.RawMessage) (
 	if !c.srv.offersAuth(req.MethodID) {
 		return nil, acp.InvalidParams("methodId", "not one of the authMethods this agent advertised")
 	}
-	a, ok := c.srv.adapter.(Authenticator)
 	if !ok {
 		return nil, acp.InvalidParams("methodId", "this agent needs no authentication")
 	}
@@ -100,7 +108,10 @@ func (s *Server) offersAuth(id acp.AuthMethodID) bool {
 }
 
 func (c *connection) logout(ctx context.Context, params json.RawMessage) (any, error) {
-	a, ok := c.srv.adapter.(Authenticator)
+	a, ok := c.srv.adapter.(acp.Authenticator)
+	if f, fw := c.srv.adapter.(acp.Forwarder); !ok && fw {
+		return c.forward(ctx, f, acp.MethodLogout, params)
+	}
 	if !ok {
 		return nil, unsupported(acp.MethodLogout, "this agent has no login")
 	}
@@ -117,7 +128,7 @@ func (c *connection) logout(ctx context.Context, params json.RawMessage) (any, e
 // requireAuth answers auth-required (-32000) while the adapter has no
 // credentials, so the client knows to call authenticate and retry.
 func (c *connection) requireAuth() error {
-	if a, ok := c.srv.adapter.(Authenticator); ok && !a.Authenticated() {
+	if a, ok := c.srv.adapter.(acp.Authenticator); ok && !a.Authenticated() {
 		return acp.NewError(int(acp.ErrAuthRequired.Code), "Authentication required",
 			map[string]any{"authMethods": c.srv.adapterInfo().AuthMethods})
 	}

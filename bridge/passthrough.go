@@ -9,51 +9,52 @@ import (
 	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
 )
 
-// passthrough answers a request for an adapter whose agent speaks ACP
-// itself (see Passthrough): the bridge checks and records what it needs and
-// forwards the params unchanged.
-func (c *connection) passthrough(ctx context.Context, p Passthrough, req *jsonrpc.Request) (any, error) {
-	switch req.Method {
-	case acp.MethodInitialize:
-		if _, err := c.initialize(ctx, req.Params); err != nil {
-			return nil, err
-		}
-		c.mu.Lock()
-		if c.initParams == nil {
-			c.initParams = append(json.RawMessage(nil), req.Params...)
-		}
-		c.mu.Unlock()
-		return rawResult(p.Initialize(ctx, req.Params))
-	case acp.MethodSessionNew, acp.MethodSessionLoad, acp.MethodSessionResume:
-		return c.openRaw(ctx, p, req.Method, req.Params)
-	case acp.MethodSessionClose:
-		return c.closeSession(ctx, req.Params)
-	case acp.MethodSessionPrompt:
-		return c.promptRaw(ctx, req.Params)
+// The methods below serve an adapter whose agent speaks ACP itself (see
+// acp.Forwarder) where the typed handlers cannot: the bridge checks and
+// records what it needs and forwards the params unchanged. The handlers of
+// server.go, session.go, initialize.go and turn.go choose them per method,
+// for every adapter alike.
+
+// forward answers a request the bridge does not model, or one whose typed
+// interface the adapter does not implement: to the open session its params
+// name, else to the adapter. An authenticate or logout the agent accepted
+// is recorded for this connection.
+func (c *connection) forward(ctx context.Context, f acp.Forwarder, method string, params json.RawMessage) (any, error) {
+	if rs := c.rawSession(params); rs != nil {
+		return rawResult(rs.Forward(ctx, method, params))
 	}
-	s, rs := c.namedSession(req.Params)
-	switch {
-	case rs != nil:
-		return rawResult(rs.Forward(ctx, req.Method, req.Params))
-	case s == nil && isSessionMethod(req.Method):
-		// A request about a session that is not open here: the bridge's
-		// answer, as for every adapter.
-		_, err := c.lookup(sessionIDOf(req.Params))
-		return nil, err
-	}
-	res, err := p.Forward(ctx, req.Method, req.Params, c.newSessionClient(true))
-	if err == nil && (req.Method == acp.MethodAuthenticate || req.Method == acp.MethodLogout) {
+	res, err := f.Forward(ctx, method, params, c.newSessionClient(true))
+	if err == nil && (method == acp.MethodAuthenticate || method == acp.MethodLogout) {
 		// Recorded for this connection alone: over HTTP one adapter serves
 		// every client, and a client's login must not log in the agents of
 		// another's sessions.
 		c.mu.Lock()
 		c.authParams = nil
-		if req.Method == acp.MethodAuthenticate {
-			c.authParams = append(json.RawMessage(nil), req.Params...)
+		if method == acp.MethodAuthenticate {
+			c.authParams = append(json.RawMessage(nil), params...)
 		}
 		c.mu.Unlock()
 	}
 	return rawResult(res, err)
+}
+
+// forwardable is the handler of a request about one open session: a
+// RawSession gets it with its params unchanged, a typed session through
+// typed. The bridge does not judge params it forwards (the agent may take
+// fields or values this package does not model), so for a Forwarder a
+// session not open here is answered as such, whatever the params.
+func forwardable(method string, typed method) method {
+	return func(c *connection, ctx context.Context, params json.RawMessage) (any, error) {
+		s, rs := c.namedSession(params)
+		if rs != nil {
+			return rawResult(rs.Forward(ctx, method, params))
+		}
+		if _, fw := c.srv.adapter.(acp.Forwarder); fw && s == nil {
+			_, err := c.lookup(sessionIDOf(params))
+			return nil, err
+		}
+		return typed(c, ctx, params)
+	}
 }
 
 // rawResult keeps a nil result from becoming a JSON null answer.
@@ -67,24 +68,14 @@ func rawResult(raw json.RawMessage, err error) (any, error) {
 	return raw, nil
 }
 
-// isSessionMethod reports the methods that only make sense for an open
-// session.
-func isSessionMethod(m string) bool {
-	switch m {
-	case acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption, acp.MethodSessionSetModel:
-		return true
-	}
-	return false
-}
-
 // notifyRaw forwards a notification other than session/cancel: to the
 // session its params name, else to the adapter.
-func (c *connection) notifyRaw(ctx context.Context, p Passthrough, req *jsonrpc.Request) {
+func (c *connection) notifyRaw(ctx context.Context, f acp.Forwarder, req *jsonrpc.Request) {
 	var err error
-	if _, rs := c.namedSession(req.Params); rs != nil {
+	if rs := c.rawSession(req.Params); rs != nil {
 		err = rs.Notify(ctx, req.Method, req.Params)
 	} else {
-		err = p.Notify(ctx, req.Method, req.Params, c.newSessionClient(true))
+		err = f.Notify(ctx, req.Method, req.Params, c.newSessionClient(true))
 	}
 	if err != nil {
 		c.log.Debug().Err(err).Str("method", req.Method).Msg("forwarding notification")
@@ -112,33 +103,21 @@ func (c *connection) namedSession(params json.RawMessage) (*session, acp.RawSess
 	if s == nil {
 		return nil, nil
 	}
-	rs, _ := s.impl.(acp.RawSession)
-	return s, rs
+	return s, s.raw
 }
 
-// openRaw opens a session through the agent. The params are checked as for
-// every adapter; a load or resume of a session open here replaces it, as
-// reopen does.
-func (c *connection) openRaw(ctx context.Context, p Passthrough, method string, params json.RawMessage) (any, error) {
-	var id acp.SessionID
-	switch method {
-	case acp.MethodSessionNew:
-		var r acp.NewSessionRequest
-		if err := decode(params, &r); err != nil {
-			return nil, err
-		}
-	case acp.MethodSessionLoad:
-		var r acp.LoadSessionRequest
-		if err := decode(params, &r); err != nil {
-			return nil, err
-		}
-		id = r.SessionID
-	default:
-		var r acp.ResumeSessionRequest
-		if err := decode(params, &r); err != nil {
-			return nil, err
-		}
-		id = r.SessionID
+// rawSession is the open RawSession the params name, or nil.
+func (c *connection) rawSession(params json.RawMessage) acp.RawSession {
+	_, rs := c.namedSession(params)
+	return rs
+}
+
+// openRaw opens a session through a Forwarder's Open, once the caller has
+// checked the params (id is the session a load or resume names). A load or
+// resume of a session open here replaces it, as reopen does.
+func (c *connection) openRaw(ctx context.Context, f acp.Forwarder, method string, id acp.SessionID, params json.RawMessage) (any, error) {
+	if err := c.requireAuth(); err != nil {
+		return nil, err
 	}
 	reopen := id != ""
 	if old := c.session(id); reopen && old != nil {
@@ -153,14 +132,14 @@ func (c *connection) openRaw(ctx context.Context, p Passthrough, method string, 
 	if reopen {
 		cl.bind(id)
 	}
-	rs, raw, err := p.Open(ctx, method, params, cl)
+	rs, raw, err := f.Open(ctx, method, params, cl)
 	if err != nil {
 		return nil, err
 	}
 	if !reopen {
 		cl.bind(rs.ID())
 	}
-	s, err := c.register(rs, cl)
+	s, err := c.register(nil, rs, cl)
 	if err != nil {
 		return nil, err
 	}
@@ -168,28 +147,16 @@ func (c *connection) openRaw(ctx context.Context, p Passthrough, method string, 
 	return c.opened(s, res), nil
 }
 
-// promptRaw runs one turn through the agent, with the bridge's turn rules:
+// promptRaw runs one turn of a RawSession, with the bridge's turn rules:
 // one at a time, cancel preempted, and "cancelled" whatever the agent's way
 // of unwinding was.
-func (c *connection) promptRaw(ctx context.Context, params json.RawMessage) (any, error) {
-	var req acp.PromptRequest
-	if err := decode(params, &req); err != nil {
-		return nil, err
-	}
-	s, err := c.lookup(req.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	rs, ok := s.impl.(acp.RawSession)
-	if !ok {
-		return c.prompt(ctx, params)
-	}
+func (c *connection) promptRaw(ctx context.Context, s *session, params json.RawMessage) (any, error) {
 	tctx, t, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer s.end(t)
-	raw, err := rs.Forward(tctx, acp.MethodSessionPrompt, params)
+	raw, err := s.raw.Forward(tctx, acp.MethodSessionPrompt, params)
 	if errors.Is(context.Cause(tctx), errCancelledByClient) && (err != nil || len(raw) == 0) {
 		if err != nil {
 			s.client.log.Debug().Err(err).Msg("turn unwound with an error after session/cancel")

@@ -34,7 +34,7 @@ type Options struct {
 type Server struct {
 	adapter Adapter
 	opts    Options
-	info    Info
+	info    acp.AgentInfo
 	once    sync.Once
 }
 
@@ -52,7 +52,7 @@ func New(a Adapter, opts Options) *Server {
 	return &Server{adapter: a, opts: opts}
 }
 
-func (s *Server) adapterInfo() Info {
+func (s *Server) adapterInfo() acp.AgentInfo {
 	s.once.Do(func() { s.info = s.adapter.Info() })
 	return s.info
 }
@@ -177,8 +177,8 @@ type connection struct {
 	mu          sync.Mutex
 	initialized bool                       // guarded by mu
 	clientCaps  acp.ClientCapabilities     // guarded by mu; set once by initialize
-	initParams  json.RawMessage            // guarded by mu; set once by initialize (passthrough adapters)
-	authParams  json.RawMessage            // guarded by mu; the last authenticate the agent accepted, nil after logout (passthrough adapters)
+	initParams  json.RawMessage            // guarded by mu; set once by initialize
+	authParams  json.RawMessage            // guarded by mu; the last authenticate a Forwarder's agent accepted, nil after logout
 	sessions    map[acp.SessionID]*session // guarded by mu
 	closing     bool                       // guarded by mu; no new sessions once set
 }

@@ -11,10 +11,12 @@ import (
 )
 
 // session is the bridge's record of one open ACP session: the adapter's
-// Session, the editor-facing client it emits through, and the running turn.
+// Session (or, for a Forwarder, its RawSession), the editor-facing client it
+// emits through, and the running turn.
 type session struct {
 	id     acp.SessionID
-	impl   Session
+	impl   acp.Session    // nil for a RawSession
+	raw    acp.RawSession // nil for a Session
 	client *sessionClient
 
 	mu   sync.Mutex
@@ -54,11 +56,10 @@ func (s *session) cancelBy(params json.RawMessage) *turn {
 // them nothing is under way and nothing is sent. It runs in the read loop:
 // RawSession.Notify of session/cancel does not block.
 func (s *session) cancelIdle(ctx context.Context, params json.RawMessage) {
-	rs, ok := s.impl.(acp.RawSession)
-	if !ok {
+	if s.raw == nil {
 		return
 	}
-	if err := rs.Notify(ctx, acp.MethodSessionCancel, params); err != nil {
+	if err := s.raw.Notify(ctx, acp.MethodSessionCancel, params); err != nil {
 		s.client.log.Debug().Err(err).Msg("forwarding session/cancel with no turn running")
 	}
 }
@@ -67,7 +68,7 @@ func (s *session) cancelIdle(ctx context.Context, params json.RawMessage) {
 // to finish, so no update of it can be written afterwards.
 func (s *session) close() {
 	s.cancel()
-	if err := s.impl.Close(); err != nil {
+	if err := s.closer().Close(); err != nil {
 		s.client.log.Warn().Err(err).Msg("closing session")
 	}
 	s.mu.Lock()
@@ -78,10 +79,33 @@ func (s *session) close() {
 	}
 }
 
-// register adds an opened session to the connection. It fails when the
-// connection is shutting down or the id is taken, closing impl in that case.
-func (c *connection) register(impl Session, cl *sessionClient) (*session, error) {
-	s := &session{id: impl.ID(), impl: impl, client: cl}
+// closer is what ends the adapter's side of the session.
+func (s *session) closer() interface{ Close() error } {
+	if s.raw != nil {
+		return s.raw
+	}
+	return s.impl
+}
+
+// state is the session's modes, config options and commands; a
+// RawSession's are in its agent's answers.
+func (s *session) state() acp.SessionState {
+	if s.impl == nil {
+		return acp.SessionState{}
+	}
+	return s.impl.State()
+}
+
+// register adds an opened session, impl or raw, to the connection. It fails
+// when the connection is shutting down or the id is taken, closing the
+// session in that case.
+func (c *connection) register(impl acp.Session, raw acp.RawSession, cl *sessionClient) (*session, error) {
+	s := &session{impl: impl, raw: raw, client: cl}
+	if raw != nil {
+		s.id = raw.ID()
+	} else {
+		s.id = impl.ID()
+	}
 	c.mu.Lock()
 	_, taken := c.sessions[s.id]
 	closing := c.closing
@@ -91,11 +115,11 @@ func (c *connection) register(impl Session, cl *sessionClient) (*session, error)
 	c.mu.Unlock()
 	switch {
 	case closing:
-		impl.Close()
+		s.closer().Close()
 		return nil, acp.NewError(int(jsonrpc.ErrInternal.Code), "Internal error: connection is closing", nil)
 	case taken:
 		// load/resume of a session already open here: keep the open one.
-		impl.Close()
+		s.closer().Close()
 		return nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
 			"Invalid request: session "+string(s.id)+" is already open on this connection", nil)
 	}
@@ -108,7 +132,7 @@ func (c *connection) register(impl Session, cl *sessionClient) (*session, error)
 // drop updates for sessions they do not know yet), and so do updates the
 // adapter sent while it was starting.
 func (c *connection) opened(s *session, answer any) any {
-	st := s.impl.State()
+	st := s.state()
 	return jsonrpc.Then(answer, func() {
 		s.client.open()
 		if st.Commands != nil {
@@ -130,13 +154,17 @@ func (c *connection) newSession(ctx context.Context, params json.RawMessage) (an
 	if err := c.requireAuth(); err != nil {
 		return nil, err
 	}
+	if f, ok := c.srv.adapter.(acp.Forwarder); ok {
+		// The answer is the agent's, with what the bridge does not model.
+		return c.openRaw(ctx, f, acp.MethodSessionNew, "", params)
+	}
 	cl := c.newSessionClient(false)
 	impl, err := c.srv.adapter.NewSession(ctx, req, cl)
 	if err != nil {
 		return nil, err
 	}
 	cl.bind(impl.ID())
-	s, err := c.register(impl, cl)
+	s, err := c.register(impl, nil, cl)
 	if err != nil {
 		return nil, err
 	}
@@ -149,13 +177,17 @@ func (c *connection) newSession(ctx context.Context, params json.RawMessage) (an
 // loadSession replays the stored conversation (the adapter writes it through
 // the client as it goes, before this answer) and then answers.
 func (c *connection) loadSession(ctx context.Context, params json.RawMessage) (any, error) {
-	l, ok := c.srv.adapter.(Loader)
-	if !ok {
+	l, ok := c.srv.adapter.(acp.Loader)
+	f, fw := c.srv.adapter.(acp.Forwarder)
+	if !ok && !fw {
 		return nil, unsupported(acp.MethodSessionLoad, "this agent cannot load sessions (loadSession is false)")
 	}
 	var req acp.LoadSessionRequest
 	if err := decode(params, &req); err != nil {
 		return nil, err
+	}
+	if !ok {
+		return c.openRaw(ctx, f, acp.MethodSessionLoad, req.SessionID, params)
 	}
 	st, s, err := c.reopen(req.SessionID, false, func(cl *sessionClient) (acp.Session, error) {
 		return l.LoadSession(ctx, req, cl)
@@ -168,13 +200,17 @@ func (c *connection) loadSession(ctx context.Context, params json.RawMessage) (a
 
 // resumeSession reopens a stored session without replaying it.
 func (c *connection) resumeSession(ctx context.Context, params json.RawMessage) (any, error) {
-	r, ok := c.srv.adapter.(Resumer)
-	if !ok {
+	r, ok := c.srv.adapter.(acp.Resumer)
+	f, fw := c.srv.adapter.(acp.Forwarder)
+	if !ok && !fw {
 		return nil, unsupported(acp.MethodSessionResume, "this agent cannot resume sessions")
 	}
 	var req acp.ResumeSessionRequest
 	if err := decode(params, &req); err != nil {
 		return nil, err
+	}
+	if !ok {
+		return c.openRaw(ctx, f, acp.MethodSessionResume, req.SessionID, params)
 	}
 	st, s, err := c.reopen(req.SessionID, true, func(cl *sessionClient) (acp.Session, error) {
 		return r.ResumeSession(ctx, req, cl)
@@ -193,17 +229,17 @@ func (c *connection) resumeSession(ctx context.Context, params json.RawMessage) 
 // after losing messages (Streamable HTTP answers 409 until it does): resume
 // answers the open session's state, and load closes it and loads it again,
 // replaying the whole history. Neither is allowed while a turn runs.
-func (c *connection) reopen(id acp.SessionID, resume bool, open func(*sessionClient) (acp.Session, error)) (SessionState, *session, error) {
+func (c *connection) reopen(id acp.SessionID, resume bool, open func(*sessionClient) (acp.Session, error)) (acp.SessionState, *session, error) {
 	if err := c.requireAuth(); err != nil {
-		return SessionState{}, nil, err
+		return acp.SessionState{}, nil, err
 	}
 	if old := c.session(id); old != nil {
 		if old.running() {
-			return SessionState{}, nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
+			return acp.SessionState{}, nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
 				"Invalid request: session "+string(id)+" has a turn running; send session/cancel first", nil)
 		}
 		if resume {
-			return old.impl.State(), old, nil
+			return old.state(), old, nil
 		}
 		c.forget(old)
 		old.close()
@@ -212,17 +248,20 @@ func (c *connection) reopen(id acp.SessionID, resume bool, open func(*sessionCli
 	cl.bind(id)
 	impl, err := open(cl)
 	if err != nil {
-		return SessionState{}, nil, err
+		return acp.SessionState{}, nil, err
 	}
-	s, err := c.register(impl, cl)
+	s, err := c.register(impl, nil, cl)
 	if err != nil {
-		return SessionState{}, nil, err
+		return acp.SessionState{}, nil, err
 	}
 	return impl.State(), s, nil
 }
 
 func (c *connection) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
-	l, ok := c.srv.adapter.(Lister)
+	l, ok := c.srv.adapter.(acp.Lister)
+	if f, fw := c.srv.adapter.(acp.Forwarder); !ok && fw {
+		return c.forward(ctx, f, acp.MethodSessionList, params)
+	}
 	if !ok {
 		return nil, unsupported(acp.MethodSessionList, "this agent cannot list sessions")
 	}
@@ -260,7 +299,10 @@ func (c *connection) closeSession(_ context.Context, params json.RawMessage) (an
 // that is still running would leave its process writing a transcript that
 // no longer exists.
 func (c *connection) deleteSession(ctx context.Context, params json.RawMessage) (any, error) {
-	d, ok := c.srv.adapter.(Deleter)
+	d, ok := c.srv.adapter.(acp.Deleter)
+	if f, fw := c.srv.adapter.(acp.Forwarder); !ok && fw {
+		return c.forward(ctx, f, acp.MethodSessionDelete, params)
+	}
 	if !ok {
 		return nil, unsupported(acp.MethodSessionDelete, "this agent cannot delete sessions")
 	}

@@ -38,6 +38,9 @@ func (c *connection) prompt(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
+	if s.raw != nil {
+		return c.promptRaw(ctx, s, params)
+	}
 	tctx, t, err := s.begin(ctx)
 	if err != nil {
 		return nil, err

@@ -71,8 +71,9 @@ type Options struct {
 	serveHook func()
 }
 
-// Adapter serves a native-ACP agent; it satisfies bridge.Adapter and
-// bridge.Passthrough.
+// Adapter serves a native-ACP agent: its initialize answer is the agent's
+// (acp.Initializer) and the requests the bridge cannot model go to the
+// agent unchanged (acp.Forwarder).
 type Adapter struct {
 	opts Options
 	// dir is the bridge's own working directory, where agents that serve
@@ -106,6 +107,12 @@ type agentCaps struct {
 	// offered it and the bridge refuses it.
 	loadWithheld bool
 }
+
+var (
+	_ acp.Adapter     = (*Adapter)(nil)
+	_ acp.Initializer = (*Adapter)(nil)
+	_ acp.Forwarder   = (*Adapter)(nil)
+)
 
 // New returns an Adapter; nothing starts until the editor initializes.
 func New(o Options) *Adapter {
@@ -296,19 +303,12 @@ func (a *Adapter) Notify(_ context.Context, method string, params json.RawMessag
 	return nil
 }
 
-// NewSession is the typed entry of bridge.Adapter; the bridge uses Open for
-// passthrough adapters, so this only serves callers holding a RawClient.
-func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error) {
-	rc, ok := c.(acp.RawClient)
-	if !ok {
-		return nil, errors.New("a native-ACP agent needs a client that forwards raw frames")
-	}
-	params, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	s, _, err := a.Open(ctx, acp.MethodSessionNew, params, rc)
-	return s, err
+// NewSession is the typed entry every acp.Adapter has. The bridge opens
+// this adapter's sessions with Open (see acp.Forwarder), as the agent's
+// answer carries what the typed one cannot, and its sessions are
+// RawSessions, not typed Sessions; so this refuses.
+func (a *Adapter) NewSession(context.Context, acp.NewSessionRequest, acp.Client) (acp.Session, error) {
+	return nil, fmt.Errorf("%s speaks ACP itself: its sessions are opened with Open, through a client that forwards raw frames", a.opts.Name)
 }
 
 // Close stops the agents that serve no session, side by side, and waits

@@ -4,14 +4,17 @@
 //
 // # Design
 //
-// The bridge's typed Adapter contract decodes every request into the structs
-// of bridge/acp, which would lose what a native agent sends beyond them:
-// unknown fields, _meta, extension methods, agent-to-client requests the
-// bridge does not model. So this adapter implements bridge.Passthrough: the
-// Server still owns what it adds for every adapter (framing detection, size
-// limits, bad-input errors, --trace, HTTP serving, the session table, one turn
-// at a time, preempted cancel, every update of a turn before its answer), and
-// hands the rest over with params unchanged; answers come back unchanged.
+// The typed part of the adapter contract (bridge/acp's Adapter and Session)
+// decodes every request into the structs of bridge/acp, which would lose
+// what a native agent sends beyond them: unknown fields, _meta, extension
+// methods, agent-to-client requests the bridge does not model. So this
+// adapter implements two more optional interfaces of the same contract:
+// acp.Initializer (its initialize answer is the agent's) and acp.Forwarder
+// (its sessions are acp.RawSessions). The Server still owns what it adds
+// for every adapter (framing detection, size limits, bad-input errors,
+// --trace, HTTP serving, the session table, one turn at a time, preempted
+// cancel, every update of a turn before its answer), and hands the rest
+// over with params unchanged; answers come back unchanged.
 //
 // Processes: the initialize handshake starts the agent once with the editor's
 // initialize params, to learn its capabilities. That process stays up,

@@ -88,9 +88,6 @@ func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessag
 
 func (s *session) ID() acp.SessionID { return s.id }
 
-// State is empty: the agent's own answers carry modes and config options.
-func (s *session) State() acp.SessionState { return acp.SessionState{} }
-
 // live returns the session's agent, restarting it and re-attaching the
 // session when the last one died.
 func (s *session) live(ctx context.Context) (*agentConn, error) {
@@ -246,45 +243,6 @@ func (s *session) cancelSent(ctx context.Context) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
-}
-
-// Prompt, SetMode and SetConfigOption serve callers of the typed Session
-// interface by forwarding the encoded request.
-func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopReason, error) {
-	params, err := json.Marshal(req)
-	if err != nil {
-		return "", err
-	}
-	res, err := s.Forward(ctx, acp.MethodSessionPrompt, params)
-	if err != nil {
-		if ctx.Err() != nil {
-			return acp.StopReasonCancelled, nil
-		}
-		return "", err
-	}
-	var r acp.PromptResponse
-	err = json.Unmarshal(res, &r)
-	return r.StopReason, err
-}
-
-func (s *session) SetMode(ctx context.Context, mode acp.SessionModeID) error {
-	params, _ := json.Marshal(acp.SetSessionModeRequest{SessionID: s.id, ModeID: mode})
-	_, err := s.Forward(ctx, acp.MethodSessionSetMode, params)
-	return err
-}
-
-func (s *session) SetConfigOption(ctx context.Context, req acp.SetSessionConfigOptionRequest) ([]acp.SessionConfigOption, error) {
-	params, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.Forward(ctx, acp.MethodSessionSetConfigOption, params)
-	if err != nil {
-		return nil, err
-	}
-	var r acp.SetSessionConfigOptionResponse
-	err = json.Unmarshal(res, &r)
-	return r.ConfigOptions, err
 }
 
 // Close stops the session's agent and waits for it. It is idempotent.

@@ -133,6 +133,17 @@ type Adapter struct {
 	closed   bool                       // guarded by mu
 }
 
+// The contract's optional interfaces Claude Code serves: a signature that
+// drifts from bridge/acp's fails the build rather than dropping the
+// capability.
+var (
+	_ acp.Adapter = (*Adapter)(nil)
+	_ acp.Loader  = (*Adapter)(nil)
+	_ acp.Resumer = (*Adapter)(nil)
+	_ acp.Lister  = (*Adapter)(nil)
+	_ acp.Deleter = (*Adapter)(nil)
+)
+
 // New returns an Adapter; defaults are filled in here.
 func New(opts Options) *Adapter {
 	if opts.Path == "" {

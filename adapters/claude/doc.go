@@ -42,6 +42,7 @@
 // DeleteSession removes a stored session with what the CLI keeps beside it.
 //
 // The package imports bridge/acp and adapters/internal/proc, never the
-// bridge package: Adapter satisfies the bridge's Adapter contract
-// structurally and Session implements acp.Session.
+// bridge package: Adapter implements the contract declared in bridge/acp
+// (acp.Adapter, Loader, Resumer, Lister, Deleter, asserted in adapter.go)
+// and Session implements acp.Session.
 package claude

@@ -27,21 +27,6 @@ const transcriptDir = "../../fixtures/claude/transcripts"
 // recordedCwd is the working directory recordings are normalized to.
 const recordedCwd = "/home/user/project"
 
-// The optional interfaces of the bridge's Adapter contract (bridge/adapter.go),
-// restated: the bridge advertises loadSession, session list and resume only
-// when the adapter has these exact method sets.
-var (
-	_ interface {
-		LoadSession(context.Context, acp.LoadSessionRequest, acp.Client) (acp.Session, error)
-	} = (*Adapter)(nil)
-	_ interface {
-		ResumeSession(context.Context, acp.ResumeSessionRequest, acp.Client) (acp.Session, error)
-	} = (*Adapter)(nil)
-	_ interface {
-		ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error)
-	} = (*Adapter)(nil)
-)
-
 // launches records the command lines of the CLI processes an adapter
 // started. Each stand-in answers initialize when answer is set and then
 // reads its stdin until it is closed.

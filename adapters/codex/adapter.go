@@ -103,6 +103,19 @@ type appServer struct {
 	name     string
 }
 
+// The contract's optional interfaces Codex serves: a signature that
+// drifts from bridge/acp's fails the build rather than dropping the
+// capability.
+var (
+	_ acp.Adapter       = (*Adapter)(nil)
+	_ acp.Authenticator = (*Adapter)(nil)
+	_ acp.Loader        = (*Adapter)(nil)
+	_ acp.Resumer       = (*Adapter)(nil)
+	_ acp.Lister        = (*Adapter)(nil)
+	_ acp.Deleter       = (*Adapter)(nil)
+	_ acp.Session       = (*Session)(nil)
+)
+
 // New returns an Adapter; defaults are filled in here.
 func New(opts Options) *Adapter {
 	if opts.Path == "" {

@@ -58,6 +58,13 @@ type Adapter struct {
 	closed   bool                  // guarded by mu
 }
 
+// A terminal agent implements none of the contract's optional interfaces:
+// nothing it stores can be listed, loaded or resumed.
+var (
+	_ acp.Adapter = (*Adapter)(nil)
+	_ acp.Session = (*session)(nil)
+)
+
 // New returns an Adapter running opts.Command, driven by profile p.
 func New(p *Profile, opts Options) (*Adapter, error) {
 	if len(opts.Command) == 0 {

@@ -84,7 +84,7 @@ func goldenAdapter(t *testing.T, fx *recording.Fixture) bridge.Adapter {
 		return rpcAdapter(t, fx.Path)
 	}
 	sid := fx.Meta["session"]
-	a, err := replay.New(fx, replay.Options{Wrap: func(l replay.Launch) replay.Agent {
+	a, err := replay.New(fx, replay.Options{Wrap: func(l replay.Launch) bridge.Adapter {
 		return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true, NewSessionID: func() string { return sid }})
 	}})
 	if err != nil {

@@ -76,22 +76,14 @@ type Options struct {
 	Pace time.Duration
 	// Wrap builds the adapter a Claude Code recording is played through,
 	// around launch (required by New and Stream).
-	Wrap func(launch Launch) Agent
+	Wrap func(launch Launch) acp.Adapter
 }
 
 // Launch starts an agent process; the wrapped adapter calls it where it
 // would start the real CLI.
 type Launch = func(ctx context.Context, spec proc.Spec) (proc.Process, error)
 
-// Agent is the adapter a replay drives. Its methods are the bridge's
-// Adapter methods of the same names, with the same contract.
-type Agent interface {
-	Info() acp.AgentInfo
-	NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error)
-	Close() error
-}
-
-// RecordedLoader is an Agent that can serve session/load of the recorded
+// RecordedLoader is an adapter that can serve session/load of the recorded
 // session: it sends history (the recorded agent script as (fromAgent, line)
 // pairs) to c as the conversation so far, then opens the session in cwd
 // resumed. Without it the recorded session is listed but cannot be loaded.
@@ -105,8 +97,14 @@ type Adapter struct {
 	opts     Options
 	recorded acp.SessionID // the session id in the recording
 	title    string        // the first prompt's text, shortened
-	inner    Agent
+	inner    acp.Adapter   // the adapter Options.Wrap built
 }
+
+var (
+	_ acp.Adapter = (*Adapter)(nil)
+	_ acp.Loader  = (*Adapter)(nil)
+	_ acp.Lister  = (*Adapter)(nil)
+)
 
 // source is what an Adapter replays: a fixture in memory (New) or a
 // recording read from its file (Stream).

@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/adapters/claude"
+	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
 // claudeOptions are Options whose Wrap builds Claude Code's adapter, as
@@ -18,7 +19,7 @@ func claudeOptions(t testing.TB, sid string, stopGrace time.Duration) Options {
 	if t != nil {
 		log = zerolog.New(zerolog.NewTestWriter(t))
 	}
-	return Options{Wrap: func(launch Launch) Agent {
+	return Options{Wrap: func(launch Launch) acp.Adapter {
 		o := claude.Options{Path: "claude", Launch: launch, AwaitStart: true, StopGrace: stopGrace,
 			Logger: log}
 		if sid != "" {

@@ -1,15 +1,12 @@
 package acp
 
-import (
-	"context"
-	"encoding/json"
-)
+import "context"
 
-// The types below are the vocabulary between the protocol core (package
-// bridge) and the adapters that wrap coding CLIs. They live here, not in
-// bridge, because adapters satisfy bridge.Adapter structurally and may only
-// import this package: a method signature that named a bridge type could not
-// be implemented outside it.
+// The types below are the session side of the contract between the protocol
+// core (package bridge) and the adapters that wrap coding CLIs; Adapter and
+// its optional interfaces are in adapter.go. They live here, not in bridge,
+// because adapters may only import this package: a method signature that
+// named a bridge type could not be implemented outside it.
 
 // AgentInfo is what an adapter says about itself at initialize.
 type AgentInfo struct {
@@ -68,31 +65,4 @@ type Session interface {
 	SetConfigOption(ctx context.Context, req SetSessionConfigOptionRequest) ([]SessionConfigOption, error)
 	// Close ends the session.
 	Close() error
-}
-
-// RawSession is a Session whose agent speaks ACP itself. For such a session
-// the bridge does not call Prompt, SetMode or SetConfigOption: after checking
-// a request (framing, params, that the session exists, one turn at a time) it
-// hands it to Forward with its params unchanged and writes the agent's answer
-// unchanged, so fields, _meta and newer methods pass through.
-//
-// Forward of session/prompt keeps Prompt's turn contract: every update of the
-// turn has been sent through the session's client before Forward returns;
-// when ctx is cancelled the agent is told at once and Forward returns within
-// the adapter's grace, stopping the agent if it has not ended the turn (the
-// bridge then answers "cancelled"). Forward and Notify may be called
-// concurrently with each other and with Close.
-type RawSession interface {
-	Session
-	// Forward sends one request about the session (session/prompt,
-	// session/set_mode, session/set_config_option, an extension method whose
-	// params name the session) and returns the agent's result unchanged, or
-	// an *Error carrying the agent's error.
-	Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// Notify forwards a notification whose params name the session. The
-	// bridge also hands it the editor's session/cancel when no turn runs
-	// (a turn's cancel reaches Forward's ctx instead); that call comes from
-	// the read loop and must not block, and the cancel must reach the agent
-	// before anything the session is sent after it.
-	Notify(ctx context.Context, method string, params json.RawMessage) error
 }

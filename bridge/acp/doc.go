@@ -1,7 +1,13 @@
 // Package acp holds the wire types of the Agent Client Protocol (ACP),
 // version 1, as the bridge speaks it: request, response and notification
-// parameters, the unions they carry, method names, error codes and the Client
-// interface through which adapters reach the editor.
+// parameters, the unions they carry, method names, error codes, and the
+// contract between the bridge and its adapters: Adapter, Session and their
+// optional interfaces (adapter.go, agent.go), and the Client interface
+// through which adapters reach the editor.
+//
+// The contract lives in this package rather than one of its own because it
+// is made of these types: a package apart would import this one for every
+// signature and hold nothing else, and both sides import this one anyway.
 //
 // The types follow the official v1 JSON schema: Go type names equal the
 // schema's $defs names, with "Id" spelled "ID"; JSON field names and
@@ -15,7 +21,8 @@
 // the bytes encoding/json would; SessionNotification.AppendJSON lets the
 // connection encode a session/update without reflection.
 //
-// The package is data only. It imports only the standard library, does not
-// log, and knows nothing about framing or transports (those belong to
-// bridge/internal/jsonrpc, which in turn does not import this package).
+// Besides the contract's interfaces the package is data only. It imports
+// only the standard library, does not log, and knows nothing about framing
+// or transports (those belong to bridge/internal/jsonrpc, which in turn
+// does not import this package).
 package acp

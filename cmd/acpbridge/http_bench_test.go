@@ -82,7 +82,7 @@ func benchDelivery(b *testing.B, pace time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := replay.New(fx, replay.Options{Pace: pace, Wrap: func(l replay.Launch) replay.Agent {
+	a, err := replay.New(fx, replay.Options{Pace: pace, Wrap: func(l replay.Launch) acp.Adapter {
 		return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true})
 	}})
 	if err != nil {

@@ -107,8 +107,8 @@ func replayPTY(_ adapterEntry, w wiring, rec *recording.Recording, _ time.Durati
 }
 
 // claudeReplay wraps Claude Code's adapter around the replay's launcher.
-func claudeReplay(d adapterEntry, w wiring) func(replay.Launch) replay.Agent {
-	return func(launch replay.Launch) replay.Agent {
+func claudeReplay(d adapterEntry, w wiring) func(replay.Launch) bridge.Adapter {
+	return func(launch replay.Launch) bridge.Adapter {
 		return claude.New(claude.Options{
 			Path:      d.exe,
 			Launch:    launch,

@@ -40,7 +40,7 @@ func serveReplay(path string) error {
 	if err != nil {
 		return err
 	}
-	a, err := replay.Stream(rec, replay.Options{Wrap: func(l replay.Launch) replay.Agent {
+	a, err := replay.Stream(rec, replay.Options{Wrap: func(l replay.Launch) bridge.Adapter {
 		return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true})
 	}})
 	if err != nil {
