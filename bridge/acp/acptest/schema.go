@@ -49,18 +49,24 @@ func Schema() ([]byte, error) {
 }
 
 // Load returns a Validator for the official schema, failing the test when
-// the schema cannot be read or compiled.
+// the schema cannot be read or parsed.
 func Load(tb testing.TB) *Validator {
 	tb.Helper()
-	data, err := Schema()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	v, err := parse(data)
+	v, err := New()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return v
+}
+
+// New returns a Validator for the official schema, for a TestMain that
+// shares one among its tests.
+func New() (*Validator, error) {
+	data, err := Schema()
+	if err != nil {
+		return nil, err
+	}
+	return parse(data)
 }
 
 // parse compiles the schema document in data.
