@@ -20,6 +20,7 @@ import (
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpagent"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/leakcheck"
 )
 
 // agentEnv makes this test binary the scripted native-ACP agent (the
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	schema = v
-	os.Exit(m.Run())
+	os.Exit(leakcheck.Main(m))
 }
 
 // schema is set by TestMain before any test runs, and only read after.
