@@ -37,7 +37,9 @@ test: schema
 	$(GO) run ./cmd/dev/testreport -go $(GO) -- -race -count=1 -parallel 4 ./...
 
 # The official ACP v1 JSON schema, from the npm package of the TypeScript SDK,
-# into a git-ignored cache.
+# into a git-ignored cache. The tests check against the copy pinned in
+# bridge/acp/acptest/testdata (so they need no npm); with this file present a
+# test there fails when the pinned copy differs from the package's.
 schema: $(SCHEMA)
 $(SCHEMA):
 	@mkdir -p $(CACHE)/npm $(dir $(SCHEMA))

@@ -20,6 +20,7 @@ import (
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpagent"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/leakcheck"
 )
 
 // agentEnv makes this test binary the scripted native-ACP agent (the
@@ -30,23 +31,21 @@ func TestMain(m *testing.M) {
 	if os.Getenv(agentEnv) == "1" {
 		os.Exit(acpagent.Run(os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 	}
-	os.Exit(m.Run())
-}
-
-// schema is loaded once for all tests: parsing it is most of a short
-// test's time under the race detector.
-var schema struct {
-	once sync.Once
-	v    *acptest.Validator
-}
-
-func validator(t *testing.T) *acptest.Validator {
-	schema.once.Do(func() { schema.v = acptest.Load(t) })
-	if schema.v == nil {
-		t.Fatal("ACP schema not loaded")
+	// One validator serves every test: parsing the schema is most of a
+	// short test's time under the race detector. Loading it here, before
+	// any test, reports a broken schema once instead of failing each test
+	// that needs it.
+	v, err := acptest.New()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loading the ACP schema:", err)
+		os.Exit(1)
 	}
-	return schema.v
+	schema = v
+	os.Exit(leakcheck.Main(m))
 }
+
+// schema is set by TestMain before any test runs, and only read after.
+var schema *acptest.Validator
 
 // wait bounds every wait on a real agent process: generous, as the machine
 // may be busy.
@@ -137,7 +136,7 @@ func start(t *testing.T, o options) *editor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &editor{t: t, check: validator(t).NewChecker(), answer: o.answer, answerWith: o.answerWith,
+	e := &editor{t: t, check: schema.NewChecker(), answer: o.answer, answerWith: o.answerWith,
 		wait: map[string]chan frame{}, noted: make(chan struct{}, 1), toAgent: make(chan string, 1000),
 		cancels: make(chan json.RawMessage, 10)}
 	log := zerolog.New(zerolog.NewTestWriter(t))

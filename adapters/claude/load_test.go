@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
@@ -157,7 +158,7 @@ func TestLoadRecordedTranscripts(t *testing.T) {
 func TestLoadMatchesLiveTurn(t *testing.T) {
 	for _, name := range []string{"bash_allow", "edit_write", "todo_plan", "thinking", "bash_deny"} {
 		t.Run(name, func(t *testing.T) {
-			live := readWant(t, filepath.Join("testdata", "recorded", name+".want"))
+			live := recordedUpdates(t, name)
 			replayed := readWant(t, filepath.Join("testdata", "load", name+".want"))
 			lv, rv := summarize(live), summarize(replayed)
 			if lv.text != rv.text || lv.thought != rv.thought {
@@ -171,6 +172,29 @@ func TestLoadMatchesLiveTurn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordedUpdates returns the updates of a recording of the real CLI: those
+// its want section shows the bridge sending the editor.
+func recordedUpdates(t *testing.T, name string) []acp.SessionUpdate {
+	t.Helper()
+	fx, err := recording.Load(filepath.Join(recordedDir, name+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []acp.SessionUpdate
+	for _, it := range wantTranscript(t, fx) {
+		raw, ok := it["update"].(json.RawMessage)
+		if !ok {
+			continue
+		}
+		var u acp.SessionUpdate
+		if err := json.Unmarshal(raw, &u); err != nil {
+			t.Fatalf("%s: %v", fx.Path, err)
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // readWant reads the session updates of a transcript file.

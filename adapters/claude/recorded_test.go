@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,8 +32,13 @@ const (
 
 // TestRecordedFixtures replays every recording of the real CLI through the
 // adapter, acting as the editor the recording implies (its prompts, its
-// permission answers, its interrupts and mode changes), and compares the
-// adapter's updates with testdata/recorded/NAME.want (-update rewrites it).
+// permission answers, its interrupts and mode changes). What the adapter
+// gives its client (updates, permission requests, how each call ended) must
+// be what the recording's own want section shows the bridge sending the
+// editor, so the recording is the one golden for that side. What the
+// adapter writes to the CLI is compared with testdata/recorded/NAME.stdin
+// (-update rewrites it): the recording's "<" lines are the recorder's
+// writes, not the adapter's, so they cannot pin them.
 func TestRecordedFixtures(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(recordedDir, "*.txtar"))
 	if err != nil {
@@ -49,9 +55,108 @@ func TestRecordedFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := playRecording(t, fx)
-			compareFile(t, filepath.Join("testdata", "recorded", name+".want"), got)
+			got, stdin := playRecording(t, fx)
+			compareItems(t, wantTranscript(t, fx), got)
+			compareFile(t, filepath.Join("testdata", "recorded", name+".stdin"), stdin)
 		})
+	}
+}
+
+// wantTranscript derives from a recording's want section (the frames the
+// bridge writes to the editor when it replays the recording) what the
+// adapter must have given its client, as transcript items: the update of
+// every session/update, every session/request_permission (for the test's
+// session id), and how each prompt, and each mode or model change that
+// failed, ended.
+func wantTranscript(t *testing.T, fx *recording.Fixture) []map[string]any {
+	t.Helper()
+	data, ok := fx.File.Section("want")
+	if !ok {
+		t.Fatalf("%s: no want section", fx.Path)
+	}
+	calls := map[string]string{} // editor request id -> method
+	for _, raw := range fx.Editor {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%s: editor: %v", fx.Path, err)
+		}
+		if m.Method != "" && m.ID != nil {
+			calls[string(m.ID)] = m.Method
+		}
+	}
+	var items []map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for dec.More() {
+		var f struct {
+			ID     json.RawMessage            `json:"id"`
+			Method string                     `json:"method"`
+			Params map[string]json.RawMessage `json:"params"`
+			Result map[string]json.RawMessage `json:"result"`
+			Error  json.RawMessage            `json:"error"`
+		}
+		if err := dec.Decode(&f); err != nil {
+			t.Fatalf("%s: want: %v", fx.Path, err)
+		}
+		switch {
+		case f.Method == acp.MethodSessionUpdate:
+			items = append(items, map[string]any{"update": f.Params["update"]})
+		case f.Method == acp.MethodSessionRequestPermission:
+			f.Params["sessionId"] = json.RawMessage(strconv.Quote(testSessionID))
+			items = append(items, map[string]any{"requestPermission": f.Params})
+		case f.Method == acp.MethodElicitationCreate:
+			f.Params["sessionId"] = json.RawMessage(strconv.Quote(testSessionID))
+			items = append(items, map[string]any{"createElicitation": f.Params})
+		case f.Method != "":
+			t.Fatalf("%s: want: bridge request %s has no counterpart in this test", fx.Path, f.Method)
+		case f.Error != nil:
+			switch calls[string(f.ID)] {
+			case acp.MethodSessionPrompt, acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption:
+				items = append(items, map[string]any{"error": f.Error})
+			}
+		case calls[string(f.ID)] == acp.MethodSessionPrompt:
+			items = append(items, map[string]any{"stopReason": f.Result["stopReason"]})
+		}
+	}
+	return items
+}
+
+// compareItems checks the adapter's transcript against the one derived from
+// the recording, item by item, as JSON values.
+func compareItems(t *testing.T, want, got []map[string]any) {
+	t.Helper()
+	norm := func(items []map[string]any) []any {
+		var out []any
+		for _, it := range items {
+			raw, err := json.Marshal(it)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	w, g := norm(want), norm(got)
+	for i := range max(len(w), len(g)) {
+		var wi, gi any
+		if i < len(w) {
+			wi = w[i]
+		}
+		if i < len(g) {
+			gi = g[i]
+		}
+		if !reflect.DeepEqual(wi, gi) {
+			wj, _ := json.MarshalIndent(wi, "", "  ")
+			gj, _ := json.MarshalIndent(gi, "", "  ")
+			t.Fatalf("item %d of %d (want %d) differs from the recording's want section\n--- want\n%s\n--- got\n%s",
+				i+1, len(g), len(w), wj, gj)
+		}
 	}
 }
 
@@ -63,7 +168,9 @@ type recordedStep struct {
 }
 
 // editorSteps derives the editor's actions from the host side of a script.
-func editorSteps(t *testing.T, script []recording.Step) []recordedStep {
+// An editor that can elicit answers AskUserQuestion with a form, not with
+// one permission question per question.
+func editorSteps(t *testing.T, script []recording.Step, elicit bool) []recordedStep {
 	var steps []recordedStep
 	written := 0
 	cur := -1                          // index of the current prompt step
@@ -85,7 +192,9 @@ func editorSteps(t *testing.T, script []recording.Step) []recordedStep {
 			if cur >= 0 {
 				req, resp := tools[line.Get("response.request_id").String()], line.Get("response.response")
 				if req.Get("tool_name").String() == "AskUserQuestion" && resp.Get("behavior").String() == "allow" {
-					steps[cur].Permissions = append(steps[cur].Permissions, answerChoices(req.Get("input"), resp)...)
+					if !elicit {
+						steps[cur].Permissions = append(steps[cur].Permissions, answerChoices(req.Get("input"), resp)...)
+					}
 					continue
 				}
 				steps[cur].Permissions = append(steps[cur].Permissions, permissionChoice(req.Get("tool_name").String(), resp))
@@ -172,11 +281,17 @@ func promptJSON(t *testing.T, content gjson.Result) json.RawMessage {
 	return raw
 }
 
-// playRecording runs one recording and returns the transcript.
-func playRecording(t *testing.T, fx *recording.Fixture) []byte {
-	steps := editorSteps(t, fx.Script)
+// playRecording runs one recording and returns the transcript of what the
+// adapter gave its client, and the lines it wrote to the CLI, one a line.
+func playRecording(t *testing.T, fx *recording.Fixture) ([]map[string]any, []byte) {
+	ed := recordedEditor(t, fx)
+	steps := editorSteps(t, fx.Script, ed.caps.Elicitation != nil)
 	rec := &transcript{}
-	d := &driver{t: t, rec: rec, schema: acptest.Load(t)}
+	d := &driver{t: t, rec: rec, schema: acptest.Load(t), caps: ed.caps}
+	d.elicit = func(_ context.Context, r acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
+		rec.add("createElicitation", r)
+		return ed.elicitation(t), nil
+	}
 	var stdin [][]byte
 	var mu sync.Mutex
 	lines := &lineCounter{}
@@ -216,11 +331,79 @@ func playRecording(t *testing.T, fx *recording.Fixture) []byte {
 		t.Errorf("Close: %v", err)
 	}
 	mu.Lock()
+	defer mu.Unlock()
+	var written bytes.Buffer
 	for _, l := range stdin {
-		rec.add("stdin", json.RawMessage(l))
+		written.Write(bytes.TrimSpace(l))
+		written.WriteByte('\n')
 	}
-	mu.Unlock()
-	return rec.format(t)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.items, written.Bytes()
+}
+
+// editorSide is what a recording's editor section says of its editor.
+type editorSide struct {
+	caps acp.ClientCapabilities
+
+	mu      sync.Mutex
+	answers []acp.CreateElicitationResponse // guarded by mu; in order
+}
+
+// recordedEditor reads the capabilities the recording's editor declared
+// and its answers to the bridge's elicitation/create requests, so the
+// adapter sees the editor the want section was written for.
+func recordedEditor(t *testing.T, fx *recording.Fixture) *editorSide {
+	t.Helper()
+	ed := &editorSide{}
+	want, _ := fx.File.Section("want")
+	asked := map[string]bool{} // ids of the bridge's elicitation/create requests
+	dec := json.NewDecoder(bytes.NewReader(want))
+	for dec.More() {
+		var f struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := dec.Decode(&f); err != nil {
+			t.Fatalf("%s: want: %v", fx.Path, err)
+		}
+		if f.Method == acp.MethodElicitationCreate {
+			asked[string(f.ID)] = true
+		}
+	}
+	for _, raw := range fx.Editor {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Caps acp.ClientCapabilities `json:"clientCapabilities"`
+			} `json:"params"`
+			Result *acp.CreateElicitationResponse `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%s: editor: %v", fx.Path, err)
+		}
+		switch {
+		case m.Method == acp.MethodInitialize:
+			ed.caps = m.Params.Caps
+		case m.Method == "" && m.Result != nil && asked[string(m.ID)]:
+			ed.answers = append(ed.answers, *m.Result)
+		}
+	}
+	return ed
+}
+
+// elicitation returns the editor's next recorded answer to elicitation/create.
+func (ed *editorSide) elicitation(t *testing.T) acp.CreateElicitationResponse {
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if len(ed.answers) == 0 {
+		t.Error("elicitation/create the recorded editor did not answer")
+		return acp.CreateElicitationResponse{Action: acp.ElicitationCancel}
+	}
+	a := ed.answers[0]
+	ed.answers = ed.answers[1:]
+	return a
 }
 
 // lineCounter passes the fake agent's output through and runs a hook once

@@ -130,6 +130,8 @@ type driver struct {
 	caps acp.ClientCapabilities
 	// schema, if set, checks every update the adapter sends.
 	schema *acptest.Validator
+	// elicit, if set, answers elicitation/create.
+	elicit func(context.Context, acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error)
 
 	mu         sync.Mutex
 	answers    []string           // guarded by mu
@@ -166,6 +168,7 @@ func (d *driver) client() *acptest.Client {
 			return nil
 		},
 		Permission: d.permission,
+		Elicit:     d.elicit,
 		Caps:       d.caps,
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/faketui"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/leakcheck"
 )
 
 // The test binary is also the fake TUI: with ACPBRIDGE_FAKETUI set it runs
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("ACPBRIDGE_FAKETUI") != "" {
 		os.Exit(faketui.Main(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(leakcheck.Main(m))
 }
 
 // client is the editor: it collects agent text and answers permission

@@ -10,8 +10,7 @@ import (
 
 // TestGoldensMatchSchema validates every golden against the official
 // schema's $defs/<type>, so the hand-written types cannot drift from the
-// protocol. The schema is not in the repository: `make schema` fetches it
-// (or set ACPBRIDGE_SCHEMA); without it the test skips, or fails when CI=true.
+// protocol. The schema is the copy pinned in acptest.
 func TestGoldensMatchSchema(t *testing.T) {
 	v := acptest.Load(t)
 	t.Run("rejects_bad_instances", func(t *testing.T) {
@@ -42,12 +41,10 @@ func TestGoldensMatchSchema(t *testing.T) {
 	}
 }
 
-// loadSchemaDefs reads the schema's $defs into out, skipping (or failing
-// under CI) like acptest.Load when the schema is absent.
+// loadSchemaDefs reads the schema's $defs into out.
 func loadSchemaDefs(t *testing.T, out any) {
 	t.Helper()
-	acptest.Load(t) // skips or fails when the schema is missing
-	data, err := os.ReadFile(acptest.SchemaPath())
+	data, err := acptest.Schema()
 	if err != nil {
 		t.Fatal(err)
 	}

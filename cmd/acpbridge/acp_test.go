@@ -15,6 +15,8 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 )
 
 // runBridge runs the binary to completion with env added and returns its
@@ -156,9 +158,8 @@ func TestSDKClientDrivesNativeAgent(t *testing.T) {
 	dir := t.TempDir()
 	opencode := fakeCLI(t, dir, "opencode")
 	b := startBridge(t, "opencode", "--path", opencode, "--", "--print-logs")
-	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
-	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
-	conn.SetLogger(quietLogger())
+	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
+	conn := cl.Connect(b.stdin, b.stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -183,15 +184,13 @@ func TestSDKClientDrivesNativeAgent(t *testing.T) {
 	if res.StopReason != sdk.StopReasonEndTurn {
 		t.Errorf("stopReason %q", res.StopReason)
 	}
-	cl.mu.Lock()
 	var text []string
-	for _, u := range cl.updates {
+	for _, u := range cl.Updates() {
 		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil {
 			text = append(text, u.AgentMessageChunk.Content.Text.Text)
 		}
 	}
-	asked := len(cl.asked)
-	cl.mu.Unlock()
+	asked := len(cl.Asked())
 	if asked != 1 || !reflect.DeepEqual(text, []string{"tool allowed"}) {
 		t.Errorf("asked %d times, agent said %q; want one question and \"tool allowed\"", asked, text)
 	}

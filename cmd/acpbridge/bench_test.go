@@ -102,31 +102,20 @@ func BenchmarkReplayThroughput(b *testing.B) {
 // TestGeneratedFixtureReplays runs a small generated fixture through the
 // binary with the benchmark's own driver and checks that the driver counts
 // real work: every delta arrives as one agent_message_chunk, in order, and
-// the turn ends with end_turn. When the ACP schema is at hand (`make
-// schema`), every update is also validated against it.
+// the turn ends with end_turn. Every update is also validated against the
+// ACP schema.
 func TestGeneratedFixtureReplays(t *testing.T) {
 	t.Parallel()
 	const n = 50
 	path := writeTextTurn(t, n)
-	var check *acptest.Checker
-	if p := acptest.SchemaPath(); p != "" {
-		v, err := acptest.NewValidator(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check = v.NewChecker()
-	} else {
-		t.Log("ACP schema not found (make schema): updates are not schema-checked")
-	}
+	check := acptest.Load(t).NewChecker()
 	var (
 		text   strings.Builder
 		chunks int
 	)
 	r, err := replayTurn(t.Context(), path, func(line []byte) {
-		if check != nil {
-			if err := check.AgentFrame(line); err != nil {
-				t.Error(err)
-			}
+		if err := check.AgentFrame(line); err != nil {
+			t.Error(err)
 		}
 		var f struct {
 			Params struct {
@@ -169,7 +158,7 @@ func TestGeneratedFixtureReplays(t *testing.T) {
 	if r.maxRSS <= 0 {
 		t.Errorf("peak RSS %d: not read", r.maxRSS)
 	}
-	if check != nil && check.Checked() != r.updates {
+	if check.Checked() != r.updates {
 		t.Errorf("schema-checked %d of %d updates", check.Checked(), r.updates)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -210,7 +211,7 @@ func (w *e2eWorld) launch(conn sdk.Client, base *e2eClient, caps sdk.ClientCapab
 	go copyChecked(t, out, pw, b.check, b.copied)
 	t.Cleanup(func() { b.stop() })
 	b.conn = sdk.NewClientSideConnection(conn, b.stdin, pr)
-	b.conn.SetLogger(quietLogger())
+	b.conn.SetLogger(acpclient.Quiet())
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	b.init, err = b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,

@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -65,9 +66,8 @@ func TestClaudeTUIStdinEOF(t *testing.T) {
 	argv = append(argv, "TERM=xterm-256color", bin, "--permission-mode", "default")
 	start := time.Now()
 	b := startBridge(t, argv...)
-	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
-	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
-	conn.SetLogger(quietLogger())
+	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
+	conn := cl.Connect(b.stdin, b.stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -37,9 +38,8 @@ func TestSDKClientDrivesCodex(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	b := startBridge(t, "codex", "--codex-path", bin, "--mode", "read-only")
-	cl := &sdkClient{answer: sdk.PermissionOptionKindRejectOnce}
-	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
-	conn.SetLogger(quietLogger())
+	cl := acpclient.New(sdk.PermissionOptionKindRejectOnce)
+	conn := cl.Connect(b.stdin, b.stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -59,12 +59,9 @@ func TestSDKClientDrivesCodex(t *testing.T) {
 			t.Fatalf("prompt %q = %+v, %v; want end_turn", text, res, err)
 		}
 	}
-
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
 	var text, thought strings.Builder
 	var failed bool
-	for _, u := range cl.updates {
+	for _, u := range cl.Updates() {
 		switch {
 		case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 			text.WriteString(u.AgentMessageChunk.Content.Text.Text)
@@ -77,8 +74,8 @@ func TestSDKClientDrivesCodex(t *testing.T) {
 	if text.String() != "Hello from Codex.Understood, I did not make it." || thought.String() != "Thinking." {
 		t.Errorf("text = %q, thought = %q", text.String(), thought.String())
 	}
-	if len(cl.asked) != 1 || !failed {
-		t.Errorf("asked %d times (want 1), rejected command failed = %v", len(cl.asked), failed)
+	if len(cl.Asked()) != 1 || !failed {
+		t.Errorf("asked %d times (want 1), rejected command failed = %v", len(cl.Asked()), failed)
 	}
 	if _, err := os.Stat(filepath.Join(env.Dir, "rejected-file")); err == nil {
 		t.Error("the rejected command ran")

@@ -21,6 +21,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -199,7 +200,7 @@ func (w *nativeWorld) startNative(t *testing.T) *nativeBridge {
 	}()
 	t.Cleanup(func() { b.stop(t, 20*time.Second) })
 	b.conn = sdk.NewClientSideConnection(b.ed, b.stdin, pr)
-	b.conn.SetLogger(quietLogger())
+	b.conn.SetLogger(acpclient.Quiet())
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	b.init, err = b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 )
 
 // ptyTurn runs one prompt against a bridge started with args, answering
@@ -22,9 +24,8 @@ import (
 func ptyTurn(t *testing.T, text string, answer sdk.PermissionOptionKind, args ...string) (string, sdk.StopReason) {
 	t.Helper()
 	b := startBridge(t, args...)
-	cl := &sdkClient{answer: answer}
-	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
-	conn.SetLogger(quietLogger())
+	cl := acpclient.New(answer)
+	conn := cl.Connect(b.stdin, b.stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 )
 
 // buildFakeTUI builds cmd/dev/faketui, the fake terminal agent, into a
@@ -31,9 +33,8 @@ func TestSDKClientDrivesPTY(t *testing.T) {
 	t.Parallel()
 	tui := buildFakeTUI(t)
 	b := startBridge(t, "pty", "--", tui)
-	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
-	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
-	conn.SetLogger(quietLogger())
+	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
+	conn := cl.Connect(b.stdin, b.stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -51,10 +52,7 @@ func TestSDKClientDrivesPTY(t *testing.T) {
 	if got, want := agentText(cl), "I will run a command.\nCommand ran: 3 files."; got != want {
 		t.Errorf("agent text = %q, want %q", got, want)
 	}
-	cl.mu.Lock()
-	asked := len(cl.asked)
-	cl.updates = nil
-	cl.mu.Unlock()
+	mark, asked := cl.Mark()
 	if asked != 1 {
 		t.Fatalf("asked %d times, want once", asked)
 	}
@@ -67,7 +65,7 @@ func TestSDKClientDrivesPTY(t *testing.T) {
 		}
 		done <- err
 	}()
-	for agentText(cl) == "" {
+	for textSince(cl, mark) == "" {
 		select {
 		case err := <-done:
 			t.Fatalf("the long turn ended before streaming: %v", err)
@@ -83,7 +81,7 @@ func TestSDKClientDrivesPTY(t *testing.T) {
 	}
 	t.Logf("cancelled after %s", time.Since(cancelled).Round(time.Millisecond))
 	// Whatever had streamed by the cancel: the agent's words, clean.
-	if got := agentText(cl); !regexp.MustCompile(`^word1(\s+word\d+)*$`).MatchString(got) {
+	if got := textSince(cl, mark); !regexp.MustCompile(`^word1(\s+word\d+)*$`).MatchString(got) {
 		t.Errorf("streamed text = %q, want the words the agent wrote", got)
 	}
 }
@@ -92,16 +90,12 @@ type errStop sdk.StopReason
 
 func (e errStop) Error() string { return "stopReason " + string(e) + ", want cancelled" }
 
-func agentText(cl *sdkClient) string {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	var b strings.Builder
-	for _, u := range cl.updates {
-		if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil {
-			b.WriteString(c.Content.Text.Text)
-		}
-	}
-	return b.String()
+func agentText(cl *acpclient.Editor) string { return acpclient.AgentText(cl.Updates()) }
+
+// textSince is the agent's text after a mark of cl.
+func textSince(cl *acpclient.Editor, mark int) string {
+	us, _ := cl.Since(mark, 0)
+	return acpclient.AgentText(us)
 }
 
 // TestServePTY has a remote client run a turn of the fake terminal agent

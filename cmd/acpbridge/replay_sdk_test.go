@@ -8,6 +8,8 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 )
 
 // TestSDKClientDrivesEveryKindOfReplay has the independent SDK client play
@@ -28,9 +30,8 @@ func TestSDKClientDrivesEveryKindOfReplay(t *testing.T) {
 		t.Run(tt.fixture, func(t *testing.T) {
 			t.Parallel()
 			b := startBridge(t, "replay", fixture(tt.fixture))
-			cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
-			conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
-			conn.SetLogger(quietLogger())
+			cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
+			conn := cl.Connect(b.stdin, b.stdout)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
@@ -48,11 +49,9 @@ func TestSDKClientDrivesEveryKindOfReplay(t *testing.T) {
 			if res.StopReason != sdk.StopReasonEndTurn {
 				t.Errorf("stopReason = %q, want end_turn", res.StopReason)
 			}
-			cl.mu.Lock()
-			defer cl.mu.Unlock()
 			var text strings.Builder
 			completed := 0
-			for _, u := range cl.updates {
+			for _, u := range cl.Updates() {
 				if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil {
 					text.WriteString(c.Content.Text.Text)
 				}
@@ -60,9 +59,9 @@ func TestSDKClientDrivesEveryKindOfReplay(t *testing.T) {
 					completed++
 				}
 			}
-			if len(cl.asked) != 1 || completed == 0 || text.Len() == 0 {
+			if len(cl.Asked()) != 1 || completed == 0 || text.Len() == 0 {
 				t.Errorf("%d permission requests, %d tool calls completed, agent text %q; want one, some and some",
-					len(cl.asked), completed, text.String())
+					len(cl.Asked()), completed, text.String())
 			}
 		})
 	}

@@ -2,74 +2,13 @@ package main_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 )
-
-// sdkClient is an editor built on the independent Go ACP SDK: it records
-// every update and answers permission requests with the first option of the
-// wanted kind.
-type sdkClient struct {
-	answer sdk.PermissionOptionKind
-
-	mu      sync.Mutex
-	updates []sdk.SessionUpdate
-	asked   []sdk.RequestPermissionRequest
-}
-
-var _ sdk.Client = (*sdkClient)(nil)
-
-func (c *sdkClient) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
-	c.mu.Lock()
-	c.updates = append(c.updates, n.Update)
-	c.mu.Unlock()
-	return nil
-}
-
-func (c *sdkClient) RequestPermission(_ context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-	c.mu.Lock()
-	c.asked = append(c.asked, r)
-	c.mu.Unlock()
-	for _, o := range r.Options {
-		if o.Kind == c.answer {
-			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(o.OptionId)}, nil
-		}
-	}
-	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
-}
-
-func (c *sdkClient) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
-}
-
-func (c *sdkClient) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
-}
-
-func (c *sdkClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
-}
-
-func (c *sdkClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
-}
-
-func (c *sdkClient) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
-}
-
-func (c *sdkClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
-}
-
-func (c *sdkClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
-}
 
 // TestSDKClientDrivesReplay has the independent SDK client run the bundled
 // demo session through the built binary: handshake, a session, a turn with a
@@ -77,9 +16,8 @@ func (c *sdkClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExit
 func TestSDKClientDrivesReplay(t *testing.T) {
 	t.Parallel()
 	b := startBridge(t, "replay", fixture("claude/demo.txtar"))
-	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
-	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
-	conn.SetLogger(quietLogger())
+	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
+	conn := cl.Connect(b.stdin, b.stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -105,13 +43,10 @@ func TestSDKClientDrivesReplay(t *testing.T) {
 	if res.StopReason != sdk.StopReasonEndTurn {
 		t.Errorf("stopReason = %q, want end_turn", res.StopReason)
 	}
-
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
 	var text, thought, plans int
 	kinds := map[sdk.ToolKind]int{}
 	completed := map[sdk.ToolCallId]bool{}
-	for _, u := range cl.updates {
+	for _, u := range cl.Updates() {
 		switch {
 		case u.AgentMessageChunk != nil:
 			text++
@@ -136,10 +71,10 @@ func TestSDKClientDrivesReplay(t *testing.T) {
 	if len(completed) < 2 {
 		t.Errorf("%d tool calls completed, want at least 2", len(completed))
 	}
-	if len(cl.asked) == 0 {
+	if len(cl.Asked()) == 0 {
 		t.Fatal("no permission was asked")
 	}
-	for _, a := range cl.asked {
+	for _, a := range cl.Asked() {
 		if a.ToolCall.Title == nil || *a.ToolCall.Title == "" || len(a.Options) != 4 {
 			t.Errorf("permission request lacks a title or the four options: %+v", a)
 		}
@@ -148,9 +83,6 @@ func TestSDKClientDrivesReplay(t *testing.T) {
 		t.Error("no frame was schema-checked")
 	}
 }
-
-// quietLogger keeps the SDK's own logging out of the test output.
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // TestSDKClientAnswersOtherwise: the independent SDK client rejects, or
 // cancels, the permission the demo recording allowed. The replay must not
@@ -167,9 +99,8 @@ func TestSDKClientAnswersOtherwise(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := startBridge(t, "replay", fixture("claude/demo.txtar"))
-			cl := &sdkClient{answer: tt.answer}
-			conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
-			conn.SetLogger(quietLogger())
+			cl := acpclient.New(tt.answer)
+			conn := cl.Connect(b.stdin, b.stdout)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
@@ -187,16 +118,14 @@ func TestSDKClientAnswersOtherwise(t *testing.T) {
 			if res.StopReason != tt.stop {
 				t.Errorf("stopReason = %q, want %q", res.StopReason, tt.stop)
 			}
-			cl.mu.Lock()
-			defer cl.mu.Unlock()
 			final := map[sdk.ToolCallId]sdk.ToolCallStatus{}
-			for _, u := range cl.updates {
+			for _, u := range cl.Updates() {
 				if tc := u.ToolCallUpdate; tc != nil && tc.Status != nil {
 					final[tc.ToolCallId] = *tc.Status
 				}
 			}
-			if len(cl.asked) != 1 || len(final) != 1 {
-				t.Fatalf("%d permission requests, final tool states %v; want one tool, asked once", len(cl.asked), final)
+			if len(cl.Asked()) != 1 || len(final) != 1 {
+				t.Fatalf("%d permission requests, final tool states %v; want one tool, asked once", len(cl.Asked()), final)
 			}
 			for id, st := range final {
 				if st != sdk.ToolCallStatusFailed {

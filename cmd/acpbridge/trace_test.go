@@ -10,6 +10,8 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 )
 
 // TestTraceRecordsBothSides runs a turn with --trace and checks the file
@@ -20,9 +22,8 @@ func TestTraceRecordsBothSides(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	logPath := filepath.Join(t.TempDir(), "log.jsonl")
 	b := startBridge(t, "--trace", path, "--log-file", logPath, "--log-level", "debug", "replay", fixture("claude/text.txtar"))
-	cl := &sdkClient{answer: sdk.PermissionOptionKindAllowOnce}
-	conn := sdk.NewClientSideConnection(cl, b.stdin, b.stdout)
-	conn.SetLogger(quietLogger())
+	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
+	conn := cl.Connect(b.stdin, b.stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {

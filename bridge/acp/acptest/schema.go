@@ -2,25 +2,31 @@
 // agent writes against the official ACP v1 JSON schema. It is imported only
 // by tests; the bridge binary never links it.
 //
-// The schema is not vendored: `make schema` fetches it with npm from the
-// TypeScript SDK package into .cache/acp-schema/v1/schema.json (or point
-// ACPBRIDGE_SCHEMA at a copy).
+// The schema is pinned in testdata/schema.json, a copy of schema/v1/schema.json
+// from the npm package of the TypeScript SDK (the version the Makefile's
+// ACP_SDK names), so every schema check runs offline. `make schema` fetches
+// the same file into .cache/acp-schema/v1/schema.json, and a test here fails
+// when the two differ. ACPBRIDGE_SCHEMA may point at another copy to try it.
 package acptest
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// SchemaEnv names the environment variable that may point at schema.json.
+// SchemaEnv names the environment variable that may point at a schema.json
+// to use instead of the pinned one.
 const SchemaEnv = "ACPBRIDGE_SCHEMA"
+
+//go:embed testdata/schema.json
+var pinned []byte
 
 // Validator checks JSON values against definitions of the ACP v1 schema.
 type Validator struct {
@@ -29,59 +35,42 @@ type Validator struct {
 	defs map[string]*jsonschema.Schema // guarded by mu; compiled on first use
 }
 
-// SchemaPath finds the schema: $ACPBRIDGE_SCHEMA, else
-// .cache/acp-schema/v1/schema.json in the module root above the working
-// directory. It returns "" when there is none.
-func SchemaPath() string {
+// Schema returns the bytes of the schema the tests check against: the file
+// $ACPBRIDGE_SCHEMA names when it is set, else the pinned copy.
+func Schema() ([]byte, error) {
 	if p := os.Getenv(SchemaEnv); p != "" {
-		return p
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, ".cache", "acp-schema", "v1", "schema.json")
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-			return ""
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading schema: %w", err)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
+		return data, nil
 	}
+	return pinned, nil
 }
 
-// Load returns a Validator for the official schema. Without the schema the
-// test fails under CI (CI=true), where `make schema` must have run, and is
-// skipped elsewhere with a message saying how to get it.
+// Load returns a Validator for the official schema, failing the test when
+// the schema cannot be read or parsed.
 func Load(tb testing.TB) *Validator {
 	tb.Helper()
-	p := SchemaPath()
-	if p == "" {
-		msg := "ACP schema not found: run `make schema` (fetches @agentclientprotocol/sdk with npm) or set " + SchemaEnv
-		if os.Getenv("CI") == "true" {
-			tb.Fatal(msg)
-		}
-		tb.Skip(msg)
-	}
-	v, err := NewValidator(p)
+	v, err := New()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return v
 }
 
-// NewValidator loads the schema at path.
-func NewValidator(path string) (*Validator, error) {
-	data, err := os.ReadFile(path)
+// New returns a Validator for the official schema, for a TestMain that
+// shares one among its tests.
+func New() (*Validator, error) {
+	data, err := Schema()
 	if err != nil {
-		return nil, fmt.Errorf("reading schema: %w", err)
+		return nil, err
 	}
+	return parse(data)
+}
+
+// parse compiles the schema document in data.
+func parse(data []byte) (*Validator, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("parsing schema: %w", err)

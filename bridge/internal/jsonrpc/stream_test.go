@@ -101,6 +101,8 @@ func TestStdioReplyFraming(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			s := NewStdio(strings.NewReader(tt.input), &out, StdioOptions{})
+			// The reader may be blocked handing over a message read ahead.
+			t.Cleanup(func() { s.Close() })
 			if tt.input != "" {
 				if _, err := s.Read(t.Context()); err != nil {
 					t.Fatal(err)
