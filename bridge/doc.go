@@ -9,6 +9,6 @@
 // any queue, pending permission requests withdrawn on cancel, and
 // available_commands_update sent only after the answer that opens a session.
 //
-// Imports go one way: bridge imports bridge/acp and bridge/internal/jsonrpc,
+// Imports go one way: bridge imports bridge/acp and internal/jsonrpc,
 // never adapters/*; adapters satisfy Adapter structurally.
 package bridge

@@ -17,5 +17,5 @@
 //
 // The package is data only. It imports only the standard library, does not
 // log, and knows nothing about framing or transports (those belong to
-// bridge/internal/jsonrpc, which in turn does not import this package).
+// internal/jsonrpc, which in turn does not import this package).
 package acp
