@@ -233,16 +233,24 @@ func (s *stdio) readInline(ctx context.Context) ([]byte, error) {
 		return nil, s.readErr
 	}
 	msg, err := s.in.next()
+	if err != nil {
+		return nil, s.readFailed(err)
+	}
+	if s.trace != nil {
+		s.trace(true, msg)
+	}
+	return msg, nil
+}
+
+// readFailed keeps a fatal read error for the Reads after it and returns
+// err. It is apart from readInline because the target of errors.As
+// escapes: declared there, it would cost an allocation per message.
+func (s *stdio) readFailed(err error) error {
 	var tooLarge *TooLargeError
-	switch {
-	case err == nil:
-		if s.trace != nil {
-			s.trace(true, msg)
-		}
-	case !errors.As(err, &tooLarge) && !errors.Is(err, ErrParse):
+	if !errors.As(err, &tooLarge) && !errors.Is(err, ErrParse) {
 		s.readErr = err
 	}
-	return msg, err
+	return err
 }
 
 // pump reads messages ahead, one at a time, until a fatal error or Close.
