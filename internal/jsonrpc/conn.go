@@ -235,8 +235,10 @@ func (c *Conn) Close() error {
 func (c *Conn) readLoop() {
 	for {
 		data, err := c.stream.Read(c.ctx)
-		c.thenGate <- struct{}{}
-		<-c.thenGate
+		if c.opts.Route == nil { // only a Handler's answer can carry Then
+			c.thenGate <- struct{}{}
+			<-c.thenGate
+		}
 		if err == nil {
 			if c.opts.Route != nil {
 				c.routeMessage(data)
