@@ -136,7 +136,7 @@ type Conn struct {
 	// peer sends once it has that answer is handled before after has run.
 	thenGate chan struct{}
 
-	// cur is the request handed to Route, reused so that routing a
+	// cur is the request handed to Route last, reused so that routing a
 	// message costs no allocation, and methods interns the method names
 	// it carries; both are used only by the read loop.
 	cur     Request

@@ -41,7 +41,6 @@ func (c *Conn) routeMessage(line []byte) {
 		}
 		c.cur = Request{ID: id, Method: method, Params: f.params}
 		c.opts.Route(&c.cur)
-		c.cur = Request{}
 	case id.IsValid():
 		// The answer goes to another goroutine: it must not alias the line.
 		// (f.err was decoded into memory of its own.)
@@ -60,6 +59,9 @@ func (c *Conn) intern(raw []byte) (string, error) {
 		var m string
 		err := json.Unmarshal(raw, &m)
 		return m, err
+	}
+	if string(name) == c.cur.Method { // a stream repeats its method
+		return c.cur.Method, nil
 	}
 	if m, ok := c.methods[string(name)]; ok {
 		return m, nil

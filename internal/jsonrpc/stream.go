@@ -220,12 +220,9 @@ func (s *stdio) Read(ctx context.Context) ([]byte, error) {
 
 // readInline is Read for NewLines. After a fatal error (the end of r), it
 // keeps returning it.
+// A Conn closes its context before the stream, so that is the check made
+// before each read; Close shows in the error of the read that it ends.
 func (s *stdio) readInline(ctx context.Context) ([]byte, error) {
-	select {
-	case <-s.closing:
-		return nil, errStreamClosed
-	default:
-	}
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
@@ -247,9 +244,15 @@ func (s *stdio) readInline(ctx context.Context) ([]byte, error) {
 // escapes: declared there, it would cost an allocation per message.
 func (s *stdio) readFailed(err error) error {
 	var tooLarge *TooLargeError
-	if !errors.As(err, &tooLarge) && !errors.Is(err, ErrParse) {
-		s.readErr = err
+	if errors.As(err, &tooLarge) || errors.Is(err, ErrParse) {
+		return err
 	}
+	select {
+	case <-s.closing:
+		err = errStreamClosed
+	default:
+	}
+	s.readErr = err
 	return err
 }
 
