@@ -127,10 +127,10 @@ golden:
 	$(GO) test ./bridge/acp ./adapters/claude ./adapters/replay -run 'Golden' -update
 
 fuzz:
-	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s
-	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzReadContentLength -fuzztime 20s
-	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzDecodeMessage -fuzztime 20s
-	$(GO) test ./bridge/internal/jsonrpc -run '^$$' -fuzz FuzzScanHead -fuzztime 20s
+	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s
+	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzReadContentLength -fuzztime 20s
+	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzDecodeMessage -fuzztime 20s
+	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzScanHead -fuzztime 20s
 	$(GO) test ./bridge -run '^$$' -fuzz FuzzRequest -fuzztime 20s
 	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
 	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s

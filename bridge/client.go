@@ -10,7 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
 // sessionClient is the editor as one session's adapter sees it. It writes the

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
 // method is the handler of one ACP method on a connection.

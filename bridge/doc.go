@@ -9,7 +9,7 @@
 // any queue, pending permission requests withdrawn on cancel, and
 // available_commands_update sent only after the answer that opens a session.
 //
-// Imports go one way: bridge imports bridge/acp and bridge/internal/jsonrpc,
+// Imports go one way: bridge imports bridge/acp and internal/jsonrpc,
 // never adapters/*. The contract an adapter implements (acp.Adapter and its
 // optional interfaces) is declared in bridge/acp, which both sides import.
 package bridge

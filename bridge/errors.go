@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
 // wireError turns an adapter's or handler's error into what goes on the wire,

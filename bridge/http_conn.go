@@ -12,7 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
 // httpConn is one HTTP client's ACP connection, seen by Server.serve as a

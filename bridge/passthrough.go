@@ -6,7 +6,7 @@ import (
 	"errors"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
 // The methods below serve an adapter whose agent speaks ACP itself (see

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
 // session is the bridge's record of one open ACP session: the adapter's

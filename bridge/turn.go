@@ -6,7 +6,7 @@ import (
 	"errors"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/bridge/internal/jsonrpc"
+	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
 // errCancelledByClient is the cancel cause of a turn ended by session/cancel.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,15 +15,12 @@ import (
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 	"github.com/acpbridge/acpbridge/adapters/internal/rpcchild"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
-type reply struct {
-	result json.RawMessage
-	err    error
-}
-
 // agentConn is one running agent process and the JSON-RPC connection over
-// its stdin and stdout (rpcchild, shared with the Codex adapter). The
+// its stdin and stdout (rpcchild on the JSON-RPC engine, shared with the
+// Codex adapter). The
 // bridge is the agent's client: it sends requests with its own ids (the
 // only place ids are remapped) and answers the agent's requests with the
 // agent's ids unchanged.
@@ -55,7 +51,7 @@ type agentConn struct {
 	filter atomic.Bool
 
 	mu       sync.Mutex
-	handlers map[string]context.CancelFunc // guarded by mu; agent requests being answered
+	handlers map[jsonrpc.ID]context.CancelFunc // guarded by mu; agent requests being answered
 
 	// initParams are the initialize params the process was given, and
 	// login the authenticate params it holds ("" none): a session may take
@@ -87,16 +83,16 @@ func newAgentConn(p proc.Process, name string, log zerolog.Logger, trace func(bo
 	c := &agentConn{
 		name: name, p: p, log: log, hook: hook,
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		handlers: make(map[string]context.CancelFunc),
+		handlers: make(map[jsonrpc.ID]context.CancelFunc),
 	}
 	if rc != nil {
 		c.rc.Store(&clientBox{rc})
 	}
-	c.rpc = rpcchild.New(p.Stdin(), rpcchild.Options{
-		Name: name, Version: "2.0", Handle: c.handle, Ended: c.ended, Trace: trace, Logger: log,
+	c.rpc = rpcchild.New(p.Stdout(), p.Stdin(), rpcchild.Options{
+		Name: name, Handle: c.handle, Ended: c.ended, Trace: trace, Logger: log,
 	})
 	go func() {
-		c.rpc.Run(p.Stdout())
+		c.rpc.Run()
 		c.cancel()
 		c.wg.Wait()
 		close(c.done)
@@ -104,40 +100,37 @@ func newAgentConn(p proc.Process, name string, log zerolog.Logger, trace func(bo
 	return c
 }
 
-// start sends a request and returns its id and the channel its answer
-// arrives on.
-func (c *agentConn) start(method string, params json.RawMessage) (int64, <-chan reply, error) {
-	ch := make(chan reply, 1)
-	id, err := c.rpc.Start(method, params, func(res json.RawMessage, err error) {
-		var we *rpcchild.Error
-		if errors.As(err, &we) {
-			err = fromWire(we)
-		}
-		ch <- reply{result: res, err: err}
-	})
-	if err != nil {
-		return 0, nil, err
-	}
-	return id, ch, nil
+// pending is a request sent to the agent.
+type pending struct{ p *rpcchild.Pending }
+
+// start sends a request without waiting for its answer.
+func (c *agentConn) start(method string, params json.RawMessage) (pending, error) {
+	p, err := c.rpc.Start(method, params)
+	return pending{p}, err
 }
 
-func (c *agentConn) forget(id int64) { c.rpc.Forget(id) }
+// wait waits for the answer, with the agent's error answer as the ACP
+// error the editor gets. When ctx ends first, it returns ctx's cause (see
+// waitedOut) and the request stays pending.
+func (p pending) wait(ctx context.Context) (json.RawMessage, error) {
+	res, err := p.p.Wait(ctx)
+	return res, fromWire(err)
+}
+
+// waitedOut reports whether err, from wait, says that ctx ended first.
+func waitedOut(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && err == context.Cause(ctx)
+}
 
 // call sends a request and waits for its answer. When ctx ends first the
 // agent is sent $/cancel_request for it.
 func (c *agentConn) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	id, ch, err := c.start(method, params)
+	p, err := c.rpc.Start(method, params)
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case r := <-ch:
-		return r.result, r.err
-	case <-ctx.Done():
-		c.forget(id)
-		c.notify(acp.MethodCancelRequest, json.RawMessage(`{"requestId":`+strconv.FormatInt(id, 10)+`}`))
-		return nil, context.Cause(ctx)
-	}
+	res, err := p.Await(ctx)
+	return res, fromWire(err)
 }
 
 // notify sends a notification; a failure means the agent is gone, which
@@ -150,9 +143,9 @@ func (c *agentConn) notify(method string, params json.RawMessage) {
 
 // handle routes the agent's requests and notifications; it runs on the
 // reader, in the order the agent wrote them.
-func (c *agentConn) handle(m *rpcchild.Message) {
+func (c *agentConn) handle(m *jsonrpc.Request) {
 	switch {
-	case len(m.ID) > 0:
+	case m.IsCall():
 		c.serve(m)
 	case m.Method == acp.MethodCancelRequest:
 		c.cancelHandler(m.Params)
@@ -162,7 +155,7 @@ func (c *agentConn) handle(m *rpcchild.Message) {
 }
 
 // forward passes an agent notification to the editor, in order.
-func (c *agentConn) forward(m *rpcchild.Message) {
+func (c *agentConn) forward(m *jsonrpc.Request) {
 	rc := c.client()
 	if rc == nil {
 		c.log.Debug().Str("method", m.Method).Msg("notification outside a session dropped")
@@ -186,12 +179,11 @@ func (c *agentConn) forward(m *rpcchild.Message) {
 // wrote after its request then reaches the editor after it too, while the
 // wait for the answer runs in a goroutine of its own and the stream goes
 // on.
-func (c *agentConn) serve(m *rpcchild.Message) {
-	id, method, params := json.RawMessage(string(m.ID)), m.Method, json.RawMessage(string(m.Params))
-	key := string(id)
+func (c *agentConn) serve(m *jsonrpc.Request) {
+	id, method, params := m.ID, m.Method, json.RawMessage(string(m.Params))
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
-	c.handlers[key] = cancel
+	c.handlers[id] = cancel
 	c.mu.Unlock()
 	rc := c.client()
 	var await func() (json.RawMessage, error)
@@ -213,7 +205,7 @@ func (c *agentConn) serve(m *rpcchild.Message) {
 		defer c.wg.Done()
 		defer func() {
 			c.mu.Lock()
-			delete(c.handlers, key)
+			delete(c.handlers, id)
 			c.mu.Unlock()
 			cancel()
 		}()
@@ -226,7 +218,7 @@ func (c *agentConn) serve(m *rpcchild.Message) {
 }
 
 // answer writes the editor's answer (or err) to the agent's request id.
-func (c *agentConn) answer(ctx context.Context, id json.RawMessage, method string, res json.RawMessage, err error) {
+func (c *agentConn) answer(ctx context.Context, id jsonrpc.ID, method string, res json.RawMessage, err error) {
 	if ctx.Err() != nil && c.ctx.Err() != nil {
 		return // the agent is gone
 	}
@@ -244,8 +236,13 @@ func (c *agentConn) answer(ctx context.Context, id json.RawMessage, method strin
 	}
 }
 
-// fromWire is the agent's error answer as the ACP error the editor gets.
-func fromWire(e *rpcchild.Error) error {
+// fromWire is the agent's error answer as the ACP error the editor gets;
+// other errors pass unchanged.
+func fromWire(err error) error {
+	var e *rpcchild.Error
+	if !errors.As(err, &e) {
+		return err
+	}
 	var data any
 	if len(e.Data) > 0 {
 		data = e.Data
@@ -272,13 +269,13 @@ func toWire(err error) *rpcchild.Error {
 // ($/cancel_request from the agent).
 func (c *agentConn) cancelHandler(params json.RawMessage) {
 	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
+		RequestID jsonrpc.ID `json:"requestId"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
 	c.mu.Lock()
-	cancel := c.handlers[string(p.RequestID)]
+	cancel := c.handlers[p.RequestID]
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()

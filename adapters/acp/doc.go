@@ -106,7 +106,8 @@
 // its sessionUpdate discriminator and decoded only when it is a kind a
 // fix looks at.
 //
-// This package imports bridge/acp, adapters/internal/proc and
+// This package imports bridge/acp, adapters/internal/proc,
 // adapters/internal/rpcchild (the JSON-RPC client over the agent's stdio,
-// shared with the Codex adapter), never bridge.
+// shared with the Codex adapter) and internal/jsonrpc (the engine under
+// it), never bridge.
 package acp

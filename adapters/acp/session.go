@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
@@ -157,22 +156,18 @@ func (s *session) Forward(ctx context.Context, method string, params json.RawMes
 // and the turn ends here, after the reader has stopped, so nothing of the
 // turn reaches the editor after its answer.
 func (s *session) prompt(ctx context.Context, c *agentConn, params json.RawMessage) (json.RawMessage, error) {
-	_, ch, err := c.start(acp.MethodSessionPrompt, params)
+	p, err := c.start(acp.MethodSessionPrompt, params)
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case r := <-ch:
-		return r.result, r.err
-	case <-ctx.Done():
+	if res, err := p.wait(ctx); !waitedOut(ctx, err) {
+		return res, err
 	}
 	c.notify(acp.MethodSessionCancel, cancelParams(ctx, s.id))
-	t := time.NewTimer(s.a.opts.CancelGrace)
-	defer t.Stop()
-	select {
-	case r := <-ch:
-		return r.result, r.err
-	case <-t.C:
+	grace, cancel := context.WithTimeout(context.Background(), s.a.opts.CancelGrace)
+	defer cancel()
+	if res, err := p.wait(grace); !waitedOut(grace, err) {
+		return res, err
 	}
 	s.a.opts.Logger.Warn().Str("session", string(s.id)).Dur("grace", s.a.opts.CancelGrace).
 		Msg("the agent did not end the cancelled turn in time; stopping it")

@@ -228,11 +228,11 @@ func (a *Adapter) start(ctx context.Context) (*appServer, error) {
 		return nil, err
 	}
 	srv := &appServer{p: p, gen: gen, name: a.opts.Path}
-	srv.c = newConn(p.Stdin(), func(m *message) { a.route(srv, m) }, a.opts.Trace)
+	srv.c = newConn(p.Stdout(), p.Stdin(), func(m *message) { a.route(srv, m) }, a.opts.Trace)
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		srv.c.run(p.Stdout())
+		srv.c.run()
 	}()
 	ictx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()
@@ -294,10 +294,7 @@ func (a *Adapter) route(srv *appServer, m *message) {
 	if len(m.ID) > 0 {
 		// A request about no open session (or none at all): nobody can
 		// answer it, so say so rather than leave Codex waiting.
-		_ = srv.c.write(struct {
-			ID    json.RawMessage `json:"id"`
-			Error rpcError        `json:"error"`
-		}{m.ID, rpcError{Code: -32601, Message: "not handled by this client: " + m.Method}})
+		_ = srv.c.ReplyError(m.ID, &rpcError{Code: -32601, Message: "not handled by this client: " + m.Method})
 		return
 	}
 	a.opts.Logger.Debug().Str("method", m.Method).Msg("app-server message for no session")

@@ -8,11 +8,25 @@ import (
 	"io"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/rpcchild"
+	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
-// message is one JSON-RPC message from the app-server: a response (ID and
-// Result or Error), a request (ID and Method) or a notification (Method).
-type message = rpcchild.Message
+// message is one request (ID and Method) or notification (Method) from the
+// app-server, in memory of its own: the session's turn reads it later.
+type message struct {
+	ID     json.RawMessage // the request's id as JSON; nil for a notification
+	Method string
+	Params json.RawMessage
+}
+
+// newMessage copies what the reader routed.
+func newMessage(req *jsonrpc.Request) *message {
+	m := &message{Method: req.Method, Params: append(json.RawMessage(nil), req.Params...)}
+	if req.IsCall() {
+		m.ID, _ = req.ID.MarshalJSON() // an ID always marshals
+	}
+	return m
+}
 
 // rpcError is a JSON-RPC error object; an error answer from the app-server
 // comes back from Call as one.
@@ -30,12 +44,11 @@ type conn struct {
 	rpc *rpcchild.Conn
 }
 
-func newConn(w io.Writer, handle func(*message), trace func(bool, []byte)) *conn {
-	return &conn{rpc: rpcchild.New(w, rpcchild.Options{
-		Name: "codex app-server",
-		// handle queues messages for the session's turn: they must outlive
-		// the read buffer.
-		Handle: func(m *message) { handle(m.Clone()) },
+func newConn(r io.Reader, w io.Writer, handle func(*message), trace func(bool, []byte)) *conn {
+	return &conn{rpc: rpcchild.New(r, w, rpcchild.Options{
+		Name:      "codex app-server",
+		NoVersion: true,
+		Handle:    func(req *jsonrpc.Request) { handle(newMessage(req)) },
 		Ended: func(readErr error) error {
 			if errors.Is(readErr, io.EOF) {
 				return errConnClosed
@@ -46,11 +59,9 @@ func newConn(w io.Writer, handle func(*message), trace func(bool, []byte)) *conn
 	})}
 }
 
-// run reads messages until r ends, then fails every pending call.
-func (c *conn) run(r io.Reader) { c.rpc.Run(r) }
-
-// write sends one message as one line.
-func (c *conn) write(v any) error { return c.rpc.Write(v) }
+// run reads messages until the app-server's output ends, then fails every
+// pending call.
+func (c *conn) run() { c.rpc.Run() }
 
 // Call sends a request and waits for its answer, decoding the result into
 // out (when non-nil).
@@ -69,7 +80,22 @@ func (c *conn) Call(ctx context.Context, method string, params, out any) error {
 func (c *conn) Notify(method string, params any) error { return c.rpc.Notify(method, params) }
 
 // Reply answers a server-to-client request.
-func (c *conn) Reply(id json.RawMessage, result any) error { return c.rpc.Reply(id, result) }
+func (c *conn) Reply(id json.RawMessage, result any) error {
+	var rid jsonrpc.ID
+	if err := rid.UnmarshalJSON(id); err != nil {
+		return err
+	}
+	return c.rpc.Reply(rid, result)
+}
+
+// ReplyError answers a server-to-client request with an error.
+func (c *conn) ReplyError(id json.RawMessage, e *rpcError) error {
+	var rid jsonrpc.ID
+	if err := rid.UnmarshalJSON(id); err != nil {
+		return err
+	}
+	return c.rpc.ReplyError(rid, e)
+}
 
 // lenient drops type mismatches: json.Unmarshal still fills every other
 // field, and a field of a newer Codex in a shape this adapter does not

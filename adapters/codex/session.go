@@ -361,10 +361,7 @@ func (t *turn) request(ctx context.Context, m *message, ev *event) {
 		return
 	}
 	if m.Method != rCommandApproval && m.Method != rFileApproval {
-		_ = c.write(struct {
-			ID    json.RawMessage `json:"id"`
-			Error rpcError        `json:"error"`
-		}{m.ID, rpcError{Code: -32601, Message: "not supported by acpbridge: " + m.Method}})
+		_ = c.ReplyError(m.ID, &rpcError{Code: -32601, Message: "not supported by acpbridge: " + m.Method})
 		return
 	}
 	if ev.TurnID != t.id || ctx.Err() != nil {

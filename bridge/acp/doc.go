@@ -23,6 +23,6 @@
 //
 // Besides the contract's interfaces the package is data only. It imports
 // only the standard library, does not log, and knows nothing about framing
-// or transports (those belong to bridge/internal/jsonrpc, which in turn
-// does not import this package).
+// or transports (those belong to internal/jsonrpc, which in turn does not
+// import this package).
 package acp

@@ -2,14 +2,15 @@
 // child process's stdin and stdout: the passthrough adapter (adapters/acp)
 // over a native-ACP agent, and the Codex adapter over `codex app-server`.
 //
-// It owns what both need and nothing either translates: numbering the
-// requests sent to the child and matching its answers to them, handing the
-// child's own requests and notifications to the adapter in the order the
-// child wrote them, reading lines of any size up to a bound (a thread's
-// history or a prompt's images) and skipping lines that are not JSON-RPC,
-// and, when the child's output ends, answering every pending call with an
-// error that names the child.
+// The engine is internal/jsonrpc, the one the editor side rides: its Conn
+// numbers the requests, matches the answers to them, fails every pending
+// call when the child's output ends, routes the child's own requests and
+// notifications in the order written (Options.Route) and skips lines that
+// are not JSON-RPC, over its line stream (jsonrpc.NewLines) with its size
+// bound. This package owns only what is particular to a child: naming it
+// in errors (an answered error, and why its output ended), the direction
+// of its trace, and logging what the engine reports.
 //
-// It imports only the standard library and zerolog; it knows neither ACP
-// nor Codex, and never imports bridge.
+// It imports internal/jsonrpc, the standard library and zerolog; it knows
+// neither ACP nor Codex, and never imports bridge.
 package rpcchild

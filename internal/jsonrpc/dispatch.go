@@ -188,7 +188,7 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 	buf := c.scratch.Get().(*[]byte)
 	defer c.putScratch(buf)
 	// Params and results come from marshalValue: already compact.
-	data, err := appendMessage((*buf)[:0], m, true)
+	data, err := appendMessage((*buf)[:0], m, c.opening, true)
 	*buf = data
 	if err != nil {
 		return err

@@ -25,6 +25,9 @@ type reader struct {
 	// resync is set after malformed Content-Length framing: the next read
 	// first skips to the next "Content-Length:" header.
 	resync bool
+	// alias lets a line that fits the buffer be returned as a slice of
+	// it, valid until the next read, rather than as a copy.
+	alias bool
 }
 
 // next returns the next message, a *TooLargeError, an error wrapping
@@ -89,8 +92,25 @@ func (r *reader) nextLine() ([]byte, error) {
 //
 // The line is kept as a list of the buffer's chunks and joined at the end,
 // rather than appended to one growing slice: growing copies the line again
-// at each step and leaves the old copies to the collector.
+// at each step and leaves the old copies to the collector. With r.alias,
+// a line that fits the buffer is not copied at all.
 func (r *reader) readLine() ([]byte, error) {
+	chunk, err := r.br.ReadSlice('\n')
+	if r.alias && err == nil {
+		line := chunk[:len(chunk)-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		if len(line) <= r.limit {
+			return line, nil
+		}
+	}
+	return r.assemble(chunk, err)
+}
+
+// assemble is readLine for a line whose first chunk (and the error that
+// came with it) has been read.
+func (r *reader) assemble(chunk []byte, err error) ([]byte, error) {
 	var (
 		parts [][]byte // copies of the chunks so far, while within the limit
 		head  []byte   // the first headSize bytes, once over the limit
@@ -98,8 +118,7 @@ func (r *reader) readLine() ([]byte, error) {
 		size  int     // bytes read, terminator included
 		last2 [2]byte // the line's last two bytes so far
 	)
-	for {
-		chunk, err := r.br.ReadSlice('\n')
+	for ; ; chunk, err = r.br.ReadSlice('\n') {
 		if err != nil && err != bufio.ErrBufferFull && (err != io.EOF || size+len(chunk) == 0) {
 			return nil, err
 		}

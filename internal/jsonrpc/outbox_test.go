@@ -73,7 +73,7 @@ func testBackpressure(t *testing.T, pad string) {
 				t.Errorf("Notify %d: %v", i, err)
 				return
 			}
-			msg, _ := appendNotification(nil, "u", p)
+			msg, _ := appendNotification(nil, opening, "u", p)
 			sentMsgs.Add(1)
 			sentBytes.Add(int64(len(msg)))
 		}
@@ -121,7 +121,7 @@ func testBackpressure(t *testing.T, pad string) {
 
 func mustNotification(t *testing.T, method string, params any) []byte {
 	t.Helper()
-	b, err := appendNotification(nil, method, params)
+	b, err := appendNotification(nil, opening, method, params)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ var chunkParams = fixedParams(`{"sessionId":"sess_0123456789","update":{"session
 // writes/msg is the number of system calls per message; ns/op is what the
 // sender pays per message.
 func BenchmarkWriteNotifications(b *testing.B) {
-	msg, err := appendNotification(nil, "session/update", chunkParams)
+	msg, err := appendNotification(nil, opening, "session/update", chunkParams)
 	if err != nil {
 		b.Fatal(err)
 	}

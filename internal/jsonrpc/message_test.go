@@ -199,16 +199,16 @@ func TestAppendNotification(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := appendNotification([]byte("x"), tt.method, tt.params)
+			got, err := appendNotification([]byte("x"), opening, tt.method, tt.params)
 			if err != nil || string(got) != "x"+string(want) {
 				t.Errorf("appendNotification = %s, %v\nwant x%s", got, err, want)
 			}
 		})
 	}
-	if _, err := appendNotification(nil, "m", json.RawMessage("{")); err == nil {
+	if _, err := appendNotification(nil, opening, "m", json.RawMessage("{")); err == nil {
 		t.Error("invalid raw params encoded")
 	}
-	if _, err := appendNotification(nil, "m", func() {}); err == nil {
+	if _, err := appendNotification(nil, opening, "m", func() {}); err == nil {
 		t.Error("a func encoded")
 	}
 }

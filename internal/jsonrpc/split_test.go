@@ -1,4 +1,4 @@
-package rpcchild
+package jsonrpc
 
 import (
 	"bytes"
@@ -12,21 +12,22 @@ import (
 // wrote them (compacted), whatever the member order and spacing, and
 // strings holding braces, quotes or keys do not confuse the scan.
 func TestSplit(t *testing.T) {
+	raw := func(s string) []byte { return []byte(s) }
 	tests := []struct {
 		name string
 		line string
-		want Message
+		want members
 	}{
 		{"notification", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"x":"}{\"id\":1"}}}`,
-			Message{Method: "session/update", Params: json.RawMessage(`{"sessionId":"s","update":{"x":"}{\"id\":1"}}`)}},
+			members{method: raw(`"session/update"`), params: raw(`{"sessionId":"s","update":{"x":"}{\"id\":1"}}`)}},
 		{"spaced request, id last", `{ "method" : "fs/read_text_file", "params" : { "path" : "a b" , "n" : [1, 2] } , "id" : 7 }`,
-			Message{ID: json.RawMessage(`7`), Method: "fs/read_text_file", Params: json.RawMessage(`{"path":"a b","n":[1,2]}`)}},
+			members{id: raw(`7`), method: raw(`"fs/read_text_file"`), params: raw(`{"path":"a b","n":[1,2]}`)}},
 		{"response", `{"id":"x","jsonrpc":"2.0","result":{"stopReason":"end_turn"}}`,
-			Message{ID: json.RawMessage(`"x"`), Result: json.RawMessage(`{"stopReason":"end_turn"}`)}},
+			members{id: raw(`"x"`), result: raw(`{"stopReason":"end_turn"}`)}},
 		{"error", `{"id":3,"error":{"code":-32601,"message":"no","data":{"a":true}}}`,
-			Message{ID: json.RawMessage(`3`), Error: &Error{Code: -32601, Message: "no", Data: json.RawMessage(`{"a":true}`)}}},
-		{"null error", `{"id":1,"result":{},"error":null}`, Message{ID: json.RawMessage(`1`), Result: json.RawMessage(`{}`)}},
-		{"escaped method", `{"method":"_x\/y","params":[]}`, Message{Method: "_x/y", Params: json.RawMessage(`[]`)}},
+			members{id: raw(`3`), err: &Error{Code: -32601, Message: "no", Data: json.RawMessage(`{"a":true}`)}}},
+		{"null error and id", `{"id":null,"result":{},"error":null}`, members{result: raw(`{}`)}},
+		{"escaped method", `{"method":"_x\/y","params":[]}`, members{method: raw(`"_x\/y"`), params: raw(`[]`)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,7 +99,7 @@ func FuzzSplit(f *testing.F) {
 			}
 			t.Fatalf("split refused the object %q", line)
 		}
-		for _, v := range [][]byte{m.ID, m.Params, m.Result} {
+		for _, v := range [][]byte{m.id, m.method, m.params, m.result} {
 			if len(v) == 0 {
 				continue
 			}

@@ -50,6 +50,42 @@ type Options struct {
 	// unknown id, a broken stream. It may be called from several goroutines
 	// at once and must not block.
 	OnInternalError func(error)
+
+	// The options below serve a connection to a child process, a program
+	// that speaks JSON-RPC on its stdio (a native-ACP agent, `codex
+	// app-server`), whose client the Conn is.
+
+	// Route, if set, takes every request and notification the peer sends,
+	// in the order the peer wrote them, on the read loop, in place of
+	// Handler, Preempt and Sync; "$/cancel_request" is routed like any
+	// notification. A client that forwards a child's stream needs this
+	// order across requests and notifications together: a notification
+	// the child wrote after a request must not overtake it.
+	//
+	// Route must not block: the answers of the Conn's own calls are read
+	// by the loop it runs on. req and everything it holds alias the read
+	// buffer and are valid only until Route returns. A call is answered
+	// with Respond, from any goroutine, at any time; the Conn keeps no
+	// record of it.
+	//
+	// With Route set, messages are decoded in one pass that keeps params
+	// and results as the peer wrote them (compacted), and lines that are
+	// not JSON-RPC messages (a CLI's banner on stdout), or over the size
+	// limit, are reported to OnInternalError and skipped, never answered;
+	// an over-size answer to a pending call fails that call.
+	Route func(req *Request)
+	// OnEnd, if set, maps why the read loop ended (io.EOF at the end of
+	// input) to the error Err reports from then on, which every pending
+	// and later outgoing call also fails with, as it is (not wrapped in
+	// ErrDisconnected): naming the child and how it exited tells the user
+	// more than "peer disconnected". It runs once, on the read loop,
+	// before Done is closed, and may wait (for a child's exit status). A
+	// nil result keeps the default.
+	OnEnd func(readErr error) error
+	// OmitVersion leaves the "jsonrpc":"2.0" member out of the messages
+	// written, for peers whose protocol has none (Codex's app-server).
+	// Messages read are accepted without it only with Route set.
+	OmitVersion bool
 }
 
 // ErrDisconnected is wrapped by the error of outgoing calls that cannot be
@@ -77,11 +113,12 @@ var errClosed = errors.New("connection closed")
 // All methods are safe for concurrent use. The owner must call Close, and
 // not from a handler: Close waits for handlers to return.
 type Conn struct {
-	stream Stream
-	opts   Options
-	ctx    context.Context // cancelled by Close, by a broken stream, or by the parent
-	cancel context.CancelCauseFunc
-	done   chan struct{} // closed when the read loop has ended
+	stream  Stream
+	opts    Options
+	opening string          // opening or openingNoVersion
+	ctx     context.Context // cancelled by Close, by a broken stream, or by the parent
+	cancel  context.CancelCauseFunc
+	done    chan struct{} // closed when the read loop has ended
 
 	nextID atomic.Int64
 
@@ -98,6 +135,12 @@ type Conn struct {
 	// loop passes through it before it handles a message. So nothing the
 	// peer sends once it has that answer is handled before after has run.
 	thenGate chan struct{}
+
+	// cur is the request handed to Route last, reused so that routing a
+	// message costs no allocation, and methods interns the method names
+	// it carries; both are used only by the read loop.
+	cur     Request
+	methods map[string]string
 
 	queue   notificationQueue
 	out     outbox    // messages waiting for the writer goroutine
@@ -126,6 +169,10 @@ func NewConn(ctx context.Context, s Stream, opts Options) *Conn {
 		queue:     newNotificationQueue(),
 		out:       newOutbox(),
 		thenGate:  make(chan struct{}, 1),
+		opening:   opening,
+	}
+	if opts.OmitVersion {
+		c.opening = openingNoVersion
 	}
 	c.scratch.New = func() any { return new([]byte) }
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
@@ -142,7 +189,7 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Err returns why the read loop ended: nil while it runs, after a clean end
 // of input and after Close; otherwise the stream error or the cause of the
-// cancellation.
+// cancellation. With Options.OnEnd, it is what OnEnd returned.
 func (c *Conn) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -188,16 +235,24 @@ func (c *Conn) Close() error {
 func (c *Conn) readLoop() {
 	for {
 		data, err := c.stream.Read(c.ctx)
-		c.thenGate <- struct{}{}
-		<-c.thenGate
+		if c.opts.Route == nil { // only a Handler's answer can carry Then
+			c.thenGate <- struct{}{}
+			<-c.thenGate
+		}
 		if err == nil {
-			c.handleMessage(data)
+			if c.opts.Route != nil {
+				c.routeMessage(data)
+			} else {
+				c.handleMessage(data)
+			}
 			continue
 		}
 		var tooLarge *TooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
 			c.refuseTooLarge(tooLarge)
+		case errors.Is(err, ErrParse) && c.opts.Route != nil:
+			c.report(fmt.Errorf("skipping a message: %w", err))
 		case errors.Is(err, ErrParse):
 			c.replyError(ID{}, toWireError(err))
 		default:
@@ -214,6 +269,10 @@ func (c *Conn) readLoop() {
 // is not answered; the call it answers fails instead.
 func (c *Conn) refuseTooLarge(e *TooLargeError) {
 	wire := &Error{Code: ErrInvalidRequest.Code, Message: e.Error()}
+	if !e.response && c.opts.Route != nil {
+		c.report(fmt.Errorf("skipping a message: %w", e))
+		return
+	}
 	if !e.response {
 		c.replyError(e.ID, wire)
 		return
@@ -233,6 +292,11 @@ func (c *Conn) finish(readErr error) {
 		err = cause
 	case c.ctx.Err() == nil && !errors.Is(readErr, io.EOF):
 		err = fmt.Errorf("reading message: %w", readErr)
+	}
+	if c.opts.OnEnd != nil {
+		if e := c.opts.OnEnd(readErr); e != nil {
+			err = e
+		}
 	}
 	c.mu.Lock()
 	c.ended = true

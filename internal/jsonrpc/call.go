@@ -68,31 +68,76 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	return &Pending{c: c, id: id, method: method, ch: ch}, nil
 }
 
+// ID returns the call's id.
+func (p *Pending) ID() ID { return p.id }
+
 // Await waits for the answer to the call, as Call does.
 func (p *Pending) Await(ctx context.Context, result any) error {
-	c, method := p.c, p.method
-	var resp *Response
+	resp, gaveUp, err := p.wait(ctx)
+	if gaveUp {
+		p.c.abandon(p.id)
+		return fmt.Errorf("calling %q: %w", p.method, err)
+	}
+	return p.decode(resp, err, result)
+}
+
+// Wait waits for the answer to the call, as Await does, except when ctx
+// ends first: the call then stays pending and ctx's cause itself is
+// returned, so the caller may tell the peer in its own way (ACP's
+// session/cancel for a prompt), then Wait again, Await or Forget.
+func (p *Pending) Wait(ctx context.Context, result any) error {
+	resp, _, err := p.wait(ctx)
+	return p.decode(resp, err, result)
+}
+
+// wait returns the answer, or the error of a call that has none: the
+// Conn's end, or ctx's cause (gaveUp).
+func (p *Pending) wait(ctx context.Context) (resp *Response, gaveUp bool, err error) {
 	select {
-	case resp = <-p.ch:
+	case resp := <-p.ch:
+		return resp, false, nil
 	case <-ctx.Done():
-		c.abandon(p.id)
-		return fmt.Errorf("calling %q: %w", method, context.Cause(ctx))
-	case <-c.done:
+	case <-p.c.done:
 		select {
-		case resp = <-p.ch:
+		case resp := <-p.ch:
+			return resp, false, nil
 		default:
-			return c.disconnected(method)
+			return nil, false, p.c.disconnected(p.method)
 		}
 	}
-	if resp.Error != nil {
-		return resp.Error
+	select {
+	case resp := <-p.ch: // answered meanwhile: the answer wins
+		return resp, false, nil
+	default:
+		return nil, true, context.Cause(ctx)
 	}
-	if result != nil {
+}
+
+// decode returns the answer's error, or unmarshals its result into result
+// (unless result is nil).
+func (p *Pending) decode(resp *Response, err error, result any) error {
+	switch {
+	case err != nil:
+		return err
+	case resp.Error != nil:
+		return resp.Error
+	case result != nil:
 		if err := json.Unmarshal(resp.Result, result); err != nil {
-			return fmt.Errorf("decoding result of %q: %w", method, err)
+			return fmt.Errorf("decoding result of %q: %w", p.method, err)
 		}
 	}
 	return nil
+}
+
+// Forget gives up the call without telling the peer (whose protocol may
+// have no "$/cancel_request"): its answer, if it comes, is dropped.
+func (p *Pending) Forget() {
+	p.c.mu.Lock()
+	defer p.c.mu.Unlock()
+	if _, waiting := p.c.pending[p.id]; waiting {
+		delete(p.c.pending, p.id)
+		p.c.abandonedLocked(p.id)
+	}
 }
 
 // Notify sends a notification. It returns once the message is queued for
@@ -106,7 +151,7 @@ func (p *Pending) Await(ctx context.Context, result any) error {
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	buf := c.scratch.Get().(*[]byte)
 	defer c.putScratch(buf)
-	data, err := appendNotification((*buf)[:0], method, params)
+	data, err := appendNotification((*buf)[:0], c.opening, method, params)
 	*buf = data
 	if err == nil {
 		err = c.out.push(ctx, data)
@@ -124,7 +169,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 func (c *Conn) NotifyRaw(ctx context.Context, method string, params []byte) error {
 	buf := c.scratch.Get().(*[]byte)
 	defer c.putScratch(buf)
-	data := append((*buf)[:0], `{"jsonrpc":"2.0","method":`...)
+	data := append(append((*buf)[:0], c.opening...), `"method":`...)
 	data = appendString(data, method)
 	if len(params) > 0 {
 		data = append(append(data, `,"params":`...), params...)
@@ -139,9 +184,9 @@ func (c *Conn) NotifyRaw(ctx context.Context, method string, params []byte) erro
 
 // appendNotification encodes a notification as EncodeMessage would encode
 // &Request{Method: method, Params: marshalParams(params)}, without the
-// intermediate copies.
-func appendNotification(dst []byte, method string, params any) ([]byte, error) {
-	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
+// intermediate copies. open is opening or openingNoVersion.
+func appendNotification(dst []byte, open, method string, params any) ([]byte, error) {
+	dst = append(append(dst, open...), `"method":`...)
 	dst = appendString(dst, method)
 	noParams := len(dst)
 	dst = append(dst, `,"params":`...)
@@ -157,7 +202,11 @@ func appendNotification(dst []byte, method string, params any) ([]byte, error) {
 }
 
 func (c *Conn) disconnected(method string) error {
-	if err := c.Err(); err != nil {
+	err := c.Err()
+	if err != nil && c.opts.OnEnd != nil {
+		return err
+	}
+	if err != nil {
 		return fmt.Errorf("calling %q: %w: %w", method, ErrDisconnected, err)
 	}
 	return fmt.Errorf("calling %q: %w", method, ErrDisconnected)
@@ -196,10 +245,7 @@ func (c *Conn) abandon(id ID) {
 	delete(c.pending, id)
 	send := waiting && !c.ended
 	if send {
-		if len(c.abandoned) >= maxAbandoned {
-			clear(c.abandoned)
-		}
-		c.abandoned[id] = struct{}{}
+		c.abandonedLocked(id)
 		c.bg.Add(1) // under mu, before ended is set: Wait cannot have begun
 	}
 	c.mu.Unlock()
@@ -215,6 +261,15 @@ func (c *Conn) abandon(id ID) {
 			c.report(err)
 		}
 	}()
+}
+
+// abandonedLocked notes that the answer to id, if it comes, is expected
+// and dropped. c.mu is held.
+func (c *Conn) abandonedLocked(id ID) {
+	if len(c.abandoned) >= maxAbandoned {
+		clear(c.abandoned)
+	}
+	c.abandoned[id] = struct{}{}
 }
 
 // marshalParams marshals params, with nil (or JSON null) as absent.

@@ -66,16 +66,25 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // since raw JSON passed through from elsewhere may span lines; an invalid raw
 // value is an error.
 func EncodeMessage(m Message) ([]byte, error) {
-	return appendMessage(nil, m, false)
+	return appendMessage(nil, m, opening, false)
 }
+
+// The openings of an encoded message: with the version member, and without
+// it for peers whose protocol leaves it out (Options.OmitVersion). Members
+// follow without a leading comma.
+const (
+	opening          = `{"jsonrpc":"2.0",`
+	openingNoVersion = `{`
+)
 
 // appendMessage appends the encoding of m to dst. Error data is always
 // compacted; params and results only unless trusted is set, which callers
 // may set when those came from encoding/json (or a jsonAppender), whose
 // output is compact already: compacting it again would only cost time.
-func appendMessage(dst []byte, m Message, trusted bool) ([]byte, error) {
+// open is opening or openingNoVersion.
+func appendMessage(dst []byte, m Message, open string, trusted bool) ([]byte, error) {
 	start := len(dst)
-	dst = append(dst, `{"jsonrpc":"2.0"`...)
+	dst = append(dst, open...)
 	var err error
 	switch m := m.(type) {
 	case *Request:
@@ -93,10 +102,11 @@ func appendMessage(dst []byte, m Message, trusted bool) ([]byte, error) {
 
 func appendRequest(dst []byte, r *Request, trusted bool) ([]byte, error) {
 	if r.ID.IsValid() {
-		dst = append(dst, `,"id":`...)
+		dst = append(dst, `"id":`...)
 		dst = appendID(dst, r.ID)
+		dst = append(dst, ',')
 	}
-	dst = append(dst, `,"method":`...)
+	dst = append(dst, `"method":`...)
 	dst = appendString(dst, r.Method)
 	if len(r.Params) > 0 {
 		dst = append(dst, `,"params":`...)
@@ -109,7 +119,7 @@ func appendRequest(dst []byte, r *Request, trusted bool) ([]byte, error) {
 }
 
 func appendResponse(dst []byte, r *Response, trusted bool) ([]byte, error) {
-	dst = append(dst, `,"id":`...)
+	dst = append(dst, `"id":`...)
 	dst = appendID(dst, r.ID)
 	if e := r.Error; e != nil {
 		dst = append(dst, `,"error":{"code":`...)

@@ -1,4 +1,7 @@
-// Package jsonrpc is the JSON-RPC 2.0 engine of the bridge's ACP connection.
+// Package jsonrpc is the one JSON-RPC 2.0 engine of the module: the bridge's
+// ACP connection to the editor rides it, and so does every adapter's client
+// of a child process that speaks JSON-RPC on its stdio (adapters/internal/
+// rpcchild, for native-ACP agents and `codex app-server`).
 //
 // It owns three layers:
 //
@@ -7,12 +10,16 @@
 //     [DecodeMessage];
 //   - framing: a [Stream] carries whole messages; [NewStdio] picks
 //     newline-delimited JSON or LSP-style Content-Length framing from the first
-//     bytes the client sends and answers in kind;
+//     bytes the client sends and answers in kind; [NewLines] reads a child's
+//     newline-delimited output on the reader's own goroutine, without a copy;
 //   - dispatch: a [Conn] runs one read loop over a Stream, answers requests
 //     through a [Handler], correlates the responses to its own outgoing calls,
 //     and implements "$/cancel_request" in both directions. Its writes are
 //     pipelined: senders queue encoded messages in a bounded FIFO and one
-//     writer goroutine writes them in batches.
+//     writer goroutine writes them in batches. For a child process,
+//     [Options].Route takes the peer's requests and notifications in the
+//     order written instead, decoded in one pass, and [Options].OnEnd says
+//     what the calls pending when its output ends fail with.
 //
 // Other transports (HTTP) implement Stream and reuse Conn above the framing.
 //

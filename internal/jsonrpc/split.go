@@ -1,21 +1,31 @@
-package rpcchild
+package jsonrpc
 
 import (
 	"bytes"
 	"encoding/json"
 )
 
+// members are the top-level members of a message that routing reads, as
+// split found them: raw JSON, compact, aliasing the line.
+type members struct {
+	id, method, params, result []byte
+	err                        *Error
+}
+
 // split checks that line is one JSON object and reads the top-level
 // members a JSON-RPC message routes on, without decoding the values:
-// params and results pass through as the child wrote them, compacted when
-// the child wrote whitespace between their tokens, so what is forwarded is
+// params and results pass through as the peer wrote them, compacted when
+// the peer wrote whitespace between their tokens, so what is forwarded is
 // always compact, valid JSON. ok is false for anything else, valid JSON
-// that is not an object included.
+// that is not an object included, and for a "method" that is not a string
+// or an "error" that is not an error object. An "id" or "error" of null
+// counts as absent. Other members ("jsonrpc" included) are not looked at.
 //
-// It is one pass over the line. A streaming turn is mostly session/update
-// notifications; checking each with json.Valid, then scanning it again for
-// its members, was two fifths of the bridge's time per forwarded update.
-func split(line []byte) (f Message, ok bool) {
+// It is one pass over the line. A streaming turn of a child is mostly
+// session/update notifications; checking each with json.Valid, then
+// scanning it again for its members, was two fifths of the bridge's time
+// per forwarded update, and DecodeMessage, which goes through a map, more.
+func split(line []byte) (f members, ok bool) {
 	s := scanner{b: line}
 	i := s.ws(0)
 	if i >= len(line) || line[i] != '{' {
@@ -64,59 +74,37 @@ func split(line []byte) (f Message, ok bool) {
 	if s.ws(i+1) != len(line) {
 		return f, false
 	}
-	if string(f.ID) == "null" {
-		f.ID = nil
+	if string(f.id) == "null" {
+		f.id = nil
 	}
 	return f, true
 }
 
 // member stores one top-level member; false means a member a JSON-RPC
 // message cannot have in that shape.
-func (f *Message) member(key, v []byte) bool {
+func (f *members) member(key, v []byte) bool {
 	switch string(key) {
 	case "id":
-		f.ID = v
+		f.id = v
 	case "method":
-		m, ok := method(v)
-		if !ok {
+		if v[0] != '"' {
 			return false
 		}
-		f.Method = m
+		f.method = v
 	case "params":
-		f.Params = v
+		f.params = v
 	case "result":
-		f.Result = v
+		f.result = v
 	case "error":
 		if string(v) == "null" {
 			break
 		}
-		f.Error = new(Error)
-		if json.Unmarshal(v, f.Error) != nil {
+		f.err = new(Error)
+		if json.Unmarshal(v, f.err) != nil {
 			return false
 		}
 	}
 	return true
-}
-
-// method decodes a method name. The names a streaming child sends over and
-// over come back as constants, so a forwarded update costs no allocation
-// for its method.
-func method(v []byte) (string, bool) {
-	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
-		switch string(v[1 : len(v)-1]) {
-		case "session/update":
-			return "session/update", true
-		case "item/agentMessage/delta":
-			return "item/agentMessage/delta", true
-		case "item/reasoning/textDelta":
-			return "item/reasoning/textDelta", true
-		}
-	}
-	var m string
-	if json.Unmarshal(v, &m) != nil {
-		return "", false
-	}
-	return m, true
 }
 
 // compact returns v without whitespace between tokens.
