@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
@@ -206,7 +207,8 @@ type answer struct {
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 	var (
 		grace       <-chan time.Time
-		interrupted chan struct{} // closed when turn/interrupt was answered
+		interrupted chan struct{} // closed when the turn/interrupt call has ended
+		answered    atomic.Bool   // set when Codex answered turn/interrupt
 	)
 	defer func() {
 		if interrupted != nil {
@@ -240,16 +242,16 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 			timer := time.NewTimer(t.s.a.opts.CancelGrace)
 			defer timer.Stop()
 			grace = timer.C
-			go t.interrupt(interrupted)
+			go t.interrupt(interrupted, &answered)
 		case <-grace:
 			// Codex did not end the turn in time: answer cancelled; what
 			// it still sends about this turn is ignored. If it did not
 			// even answer the interrupt, it is hung (a blocked write to
 			// it would block this turn too): stop it at once; the next
-			// prompt starts another and resumes the thread.
-			select {
-			case <-interrupted:
-			default:
+			// prompt starts another and resumes the thread. The interrupt
+			// call has the same bound as this grace and may have just
+			// ended too: what counts is whether Codex answered it.
+			if !answered.Load() {
 				t.s.a.opts.Logger.Warn().Msg("codex app-server did not answer turn/interrupt; stopping it")
 				now, stop := context.WithCancel(context.Background())
 				stop()
@@ -260,15 +262,17 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 	}
 }
 
-// interrupt asks Codex to stop the turn; bounded, so run's deferred wait
-// cannot hang.
-func (t *turn) interrupt(done chan<- struct{}) {
+// interrupt asks Codex to stop the turn and sets answered when Codex
+// answers; bounded, so run's deferred wait cannot hang.
+func (t *turn) interrupt(done chan<- struct{}, answered *atomic.Bool) {
 	defer close(done)
 	ctx, cancel := context.WithTimeout(context.Background(), t.s.a.opts.CancelGrace)
 	defer cancel()
 	if err := t.srv.c.Call(ctx, mTurnInterrupt, turnRef{ThreadID: t.s.thread, TurnID: t.id}, nil); err != nil {
 		t.s.a.opts.Logger.Debug().Err(err).Msg("turn/interrupt")
+		return
 	}
+	answered.Store(true)
 }
 
 func (t *turn) crashed() error {
