@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/gen"
 )
 
@@ -164,7 +165,7 @@ func TestGeneratedFixtureReplays(t *testing.T) {
 }
 
 func skipUnderRace(b *testing.B) {
-	if raceEnabled {
+	if bridgeproc.Race {
 		b.Skip("figures of a -race binary say nothing about the bridge; run without -race")
 	}
 }
@@ -250,7 +251,7 @@ type rawBridge struct {
 	cancel  context.CancelFunc
 	stdin   io.WriteCloser
 	out     *bufio.Reader
-	stderr  *lockedBuffer
+	stderr  *bridgeproc.Buffer
 	dir     string    // the session's working directory
 	started time.Time // just before the process was started
 	nextID  int
@@ -277,7 +278,7 @@ func spawnRaw(ctx context.Context, path string, args ...string) (*rawBridge, err
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.WaitDelay = 5 * time.Second
-	b := &rawBridge{cmd: cmd, cancel: cancel, stderr: &lockedBuffer{}, dir: dir}
+	b := &rawBridge{cmd: cmd, cancel: cancel, stderr: &bridgeproc.Buffer{}, dir: dir}
 	cmd.Stderr = b.stderr
 	fail := func(err error) (*rawBridge, error) {
 		cancel()

@@ -21,6 +21,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -302,7 +303,7 @@ func startChild(ctx context.Context, argv, env []string, dir string) (*rawBridge
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	c := &rawBridge{cmd: cmd, cancel: cancel, stderr: &lockedBuffer{}}
+	c := &rawBridge{cmd: cmd, cancel: cancel, stderr: &bridgeproc.Buffer{}}
 	cmd.Stderr = c.stderr
 	var err error
 	if c.stdin, err = cmd.StdinPipe(); err != nil {

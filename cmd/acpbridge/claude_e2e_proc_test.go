@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -24,7 +26,7 @@ import (
 func TestClaudeE2EToolOutlivesCLI(t *testing.T) {
 	t.Parallel()
 	ctx, w, b, sid := e2eSession(t, "tool_outlives_cli")
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
 	answered := e2ePromptAsync(ctx, b, sid, "Wait for a minute, please.")
 
 	// The sleep is told apart from other tests' by its HOME, the world's.
@@ -61,7 +63,7 @@ func TestClaudeE2EToolOutlivesCLI(t *testing.T) {
 	if _, err := b.conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: sid}); err != nil {
 		t.Fatalf("session/close: %v", err)
 	}
-	if alive(sleep) {
+	if bridgeproc.Alive(sleep) {
 		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", sleep))
 		t.Errorf("the tool's sleep (pid %d: %q) survived its CLI and its session", sleep, cmd)
 		syscall.Kill(sleep, syscall.SIGKILL)
@@ -75,7 +77,7 @@ func (w *e2eWorld) toolProcess(argv ...string) int {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) || !slices.Equal(e2eCmdline(pid), argv) {
+		if err != nil || !bridgeproc.Alive(pid) || !slices.Equal(e2eCmdline(pid), argv) {
 			continue
 		}
 		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,7 +45,7 @@ func TestInteropTypeScriptSDKElicitation(t *testing.T) {
 	last := reqs[len(reqs)-1]
 	for _, want := range []string{`Which database should the service use?\"=\"PostgreSQL\"`, `Which features do you want?\"=\"Metrics\"`} {
 		if !strings.Contains(last, want) {
-			t.Errorf("the model's last request lacks %s:\n%s", want, e2eTail(last, 800))
+			t.Errorf("the model's last request lacks %s:\n%s", want, bridgeproc.Tail(last, 800))
 		}
 	}
 }

@@ -4,6 +4,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,6 +58,6 @@ func TestInteropTypeScriptSDKEditorFS(t *testing.T) {
 	}
 	reqs := w.mainRequestsText()
 	if read := reqs[3]; !strings.Contains(read, "typed in the editor, unsaved") {
-		t.Errorf("the model's request after the read lacks the client's buffer:\n%s", e2eTail(read, 800))
+		t.Errorf("the model's request after the read lacks the client's buffer:\n%s", bridgeproc.Tail(read, 800))
 	}
 }

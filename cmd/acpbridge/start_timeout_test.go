@@ -26,9 +26,9 @@ func TestStartTimeoutFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := startBridge(t, "claude", "--start-timeout", "300ms", "--claude-path", script)
-	r := bufio.NewReader(b.stdout)
+	r := bufio.NewReader(b.Stdout)
 	send := func(s string) {
-		if _, err := io.WriteString(b.stdin, s+"\n"); err != nil {
+		if _, err := io.WriteString(b.Stdin, s+"\n"); err != nil {
 			t.Fatal(err)
 		}
 	}
