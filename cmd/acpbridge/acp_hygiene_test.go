@@ -3,10 +3,11 @@
 package main_test
 
 import (
-	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestNativeAgentShutdownLeavesNoProcess runs `acpbridge gemini` against

@@ -4,7 +4,6 @@ package main_test
 
 import (
 	"fmt"
-	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestShutdownLeavesNoChild runs `acpbridge claude` against a stand-in CLI

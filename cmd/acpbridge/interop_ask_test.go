@@ -6,13 +6,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestInteropTypeScriptSDKElicitation has the official TypeScript SDK

@@ -4,12 +4,13 @@ package main_test
 
 import (
 	"encoding/json"
-	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestInteropTypeScriptSDKEditorFS has the official TypeScript SDK advertise

@@ -4,12 +4,13 @@ package main_test
 
 import (
 	"fmt"
-	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestServeStopsChildren runs `acpbridge serve claude` against a stand-in
