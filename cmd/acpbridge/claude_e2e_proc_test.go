@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -74,14 +72,8 @@ func TestClaudeE2EToolOutlivesCLI(t *testing.T) {
 // toolProcess returns a live process running argv with the world's HOME,
 // or 0.
 func (w *e2eWorld) toolProcess(argv ...string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !bridgeproc.Alive(pid) || !slices.Equal(e2eCmdline(pid), argv) {
-			continue
-		}
-		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-		if strings.Contains(string(env), "HOME="+w.home+"\x00") {
+	for _, pid := range bridgeproc.HomeProcesses(w.home) {
+		if slices.Equal(e2eCmdline(pid), argv) {
 			return pid
 		}
 	}

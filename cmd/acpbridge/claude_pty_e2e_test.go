@@ -3,7 +3,6 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -17,6 +16,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -104,36 +104,14 @@ func TestClaudeTUIStdinEOF(t *testing.T) {
 		t.Fatalf("bridge still running %v after the stop", 15*time.Second)
 	}
 	t.Logf("started %s before stdin EOF; exited %s after it", eof.Sub(start).Round(100*time.Millisecond), time.Since(eof).Round(10*time.Millisecond))
-	noSurvivors(t, runProcesses(t, home), "after stdin EOF")
-}
-
-// runProcesses are the processes with the run's HOME in their
-// environment: the TUI and whatever it started.
-func runProcesses(t *testing.T, home string) []int {
-	t.Helper()
-	want := []byte("HOME=" + home + "\x00")
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil && bytes.Contains(b, want) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	(&bridgeproc.Tree{Home: home}).Check(t)
 }
 
 // runProcess reports whether a process of the run has the command line
 // cmdline (NUL-separated).
 func runProcess(t *testing.T, home, cmdline string) bool {
 	t.Helper()
-	for _, pid := range runProcesses(t, home) {
+	for _, pid := range bridgeproc.HomeProcesses(home) {
 		if b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline")); err == nil && strings.HasSuffix(string(b), cmdline) {
 			return true
 		}

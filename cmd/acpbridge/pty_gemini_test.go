@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +70,7 @@ func TestPTYGeminiStdinEOF(t *testing.T) {
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn || !strings.Contains(agentText(cl), "Hello from the scripted model.") {
 		t.Fatalf("session/prompt = %+v, %v, saying %q; want end_turn and the model's text\nbridge stderr:\n%s", res, err, agentText(cl), stderr.String())
 	}
-	if len(slices.DeleteFunc(cliProcesses(e.Home), func(pid int) bool { return pid == b.Cmd.Process.Pid })) == 0 {
+	if len(slices.DeleteFunc(bridgeproc.HomeProcesses(e.Home), func(pid int) bool { return pid == b.Cmd.Process.Pid })) == 0 {
 		t.Fatal("no process of the running CLI found: the check after EOF would prove nothing")
 	}
 
@@ -84,25 +83,6 @@ func TestPTYGeminiStdinEOF(t *testing.T) {
 	if err := b.Wait(t, 10*time.Second); err != nil {
 		t.Errorf("bridge exit: %v; stderr:\n%s", err, stderr.String())
 	}
-	if left := cliProcesses(e.Home); len(left) > 0 {
-		t.Errorf("processes of the CLI left after stdin EOF: %v", left)
-	}
-}
-
-// cliProcesses are the live processes whose HOME is home: the bridge, the
-// CLI and what it started.
-func cliProcesses(home string) []int {
-	dirs, _ := os.ReadDir("/proc")
-	var out []int
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil || !bridgeproc.Alive(pid) {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
-		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), "HOME="+home) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	// No process of the CLI is left after stdin EOF.
+	(&bridgeproc.Tree{Home: e.Home}).Check(t)
 }
