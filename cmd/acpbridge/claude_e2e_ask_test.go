@@ -47,7 +47,7 @@ func (w *e2eWorld) startAsk(client *askClient) *e2eBridge {
 func TestClaudeE2EAskUserQuestion(t *testing.T) {
 	t.Parallel()
 	w := newE2EWorld(t, "ask_question")
-	client := &askClient{Editor: acpclient.New(""), fill: func(sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse {
+	client := &askClient{Editor: &acpclient.Editor{}, fill: func(sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse {
 		return sdk.UnstableCreateElicitationResponse{Accept: &sdk.UnstableCreateElicitationAccept{
 			Action: "accept", Content: map[string]any{"q1": "PostgreSQL", "q2": []any{"Tracing"}}}}
 	}}
@@ -82,7 +82,7 @@ func TestClaudeE2EAskUserQuestion(t *testing.T) {
 func TestClaudeE2ELiveBash(t *testing.T) {
 	t.Parallel()
 	w := newE2EWorld(t, "bash_live")
-	client := &askClient{Editor: acpclient.New("")}
+	client := &askClient{Editor: &acpclient.Editor{}}
 	client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
 	b := w.startAsk(client)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)

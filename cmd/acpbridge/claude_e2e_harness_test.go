@@ -159,8 +159,7 @@ type e2eBridge struct {
 // frame it writes is validated against the ACP schema; its debug log and a
 // trace of both protocols are shown if the test fails.
 func (w *e2eWorld) start() *e2eBridge {
-	client := acpclient.New("")
-	client.SetPermit(nil)
+	client := &acpclient.Editor{} // cancels permission requests until a test sets a policy
 	var caps sdk.ClientCapabilities
 	if w.files != nil {
 		client.SetFiles(w.files)
