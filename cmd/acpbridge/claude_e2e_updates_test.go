@@ -2,11 +2,9 @@
 
 package main_test
 
-import (
-	sdk "github.com/coder/acp-go-sdk"
-)
+import sdk "github.com/coder/acp-go-sdk"
 
-// Helpers over update lists.
+// Helpers over update lists, as the Claude end-to-end tests read them.
 
 func e2eIsText(u sdk.SessionUpdate) bool    { return u.AgentMessageChunk != nil }
 func e2eIsThought(u sdk.SessionUpdate) bool { return u.AgentThoughtChunk != nil }
