@@ -4,9 +4,10 @@ package main_test
 
 import (
 	"os"
-	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestNativeAgentShutdownLeavesNoProcess runs `acpbridge gemini` against
@@ -21,11 +22,10 @@ func TestNativeAgentShutdownLeavesNoProcess(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			script, pidFile := shimWithGrandchild(t, dir, "gemini", acpAgentPath)
-			cmd := exec.Command(binPath, "gemini", "--path", script)
 			// Under -race the runtime sleeps 1 s at exit by default
 			// (atexit_sleep_ms): not the bridge's time.
-			cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-			b := startLineBridge(t, cmd)
+			b := startLineBridge(t, bridgeproc.Options{Args: []string{"gemini", "--path", script},
+				Env: append(os.Environ(), "GORACE=atexit_sleep_ms=0")})
 			b.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
 			b.until("initialize result", 20*time.Second, func(m map[string]any) bool { return m["id"] == float64(1) })
 			b.send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + dir + `","mcpServers":[]}}`)
@@ -47,14 +47,14 @@ func TestNativeAgentShutdownLeavesNoProcess(t *testing.T) {
 				t.Fatalf("expected two agents and their grandchildren, got pids %v", pids)
 			}
 			for _, pid := range pids[2:] {
-				if !alive(pid) {
+				if !bridgeproc.Alive(pid) {
 					t.Fatalf("process %d is not running before the stop: the test would prove nothing", pid)
 				}
 			}
 
-			tt.stop(t, cmd, b.stdin)
+			tt.stop(t, b.Cmd, b.Stdin)
 			b.drain()
-			exitsWithin(t, cmd, 10*time.Second)
+			exitsWithin(t, b.Proc, 10*time.Second)
 			noSurvivors(t, pids, "started by the bridge")
 		})
 	}

@@ -159,7 +159,7 @@ func TestSDKClientDrivesNativeAgent(t *testing.T) {
 	opencode := fakeCLI(t, dir, "opencode")
 	b := startBridge(t, "opencode", "--path", opencode, "--", "--print-logs")
 	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
-	conn := cl.Connect(b.stdin, b.stdout)
+	conn := cl.Connect(b.Stdin, b.Stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -198,7 +198,7 @@ func TestSDKClientDrivesNativeAgent(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(args), "acp --print-logs\n") {
 		t.Errorf("the CLI was started with %q, want \"acp --print-logs\" (%v)", args, err)
 	}
-	if b.check.Checked() == 0 {
+	if b.Tap.Checker().Checked() == 0 {
 		t.Error("no frame was schema-checked")
 	}
 }

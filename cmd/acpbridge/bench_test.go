@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/gen"
 )
 
@@ -164,7 +164,7 @@ func TestGeneratedFixtureReplays(t *testing.T) {
 }
 
 func skipUnderRace(b *testing.B) {
-	if raceEnabled {
+	if bridgeproc.Race {
 		b.Skip("figures of a -race binary say nothing about the bridge; run without -race")
 	}
 }
@@ -246,11 +246,11 @@ func replayTurn(ctx context.Context, path string, onUpdate func(line []byte)) (t
 // no schema, so the benchmarks time the bridge and not the checker; the
 // conformance of these frames is the other end-to-end tests' job.
 type rawBridge struct {
-	cmd     *exec.Cmd
+	proc    *bridgeproc.Proc
 	cancel  context.CancelFunc
 	stdin   io.WriteCloser
 	out     *bufio.Reader
-	stderr  *lockedBuffer
+	stderr  *bridgeproc.Buffer
 	dir     string    // the session's working directory
 	started time.Time // just before the process was started
 	nextID  int
@@ -275,28 +275,21 @@ func spawnRaw(ctx context.Context, path string, args ...string) (*rawBridge, err
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.WaitDelay = 5 * time.Second
-	b := &rawBridge{cmd: cmd, cancel: cancel, stderr: &lockedBuffer{}, dir: dir}
-	cmd.Stderr = b.stderr
-	fail := func(err error) (*rawBridge, error) {
+	started := time.Now()
+	p, err := bridgeproc.Launch(path, bridgeproc.Options{Args: args, Raw: true, Context: ctx})
+	if err != nil {
 		cancel()
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	if b.stdin, err = cmd.StdinPipe(); err != nil {
-		return fail(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return fail(err)
-	}
-	b.out = bufio.NewReaderSize(out, 64<<10)
-	b.started = time.Now()
-	if err := cmd.Start(); err != nil {
-		return fail(err)
-	}
-	return b, nil
+	return &rawBridge{proc: p, cancel: cancel, stdin: p.Stdin, stderr: p.Stderr, dir: dir, started: started,
+		out: bufio.NewReaderSize(p.Stdout, 64<<10)}, nil
+}
+
+// wait waits for the process to exit and returns its exit.
+func (b *rawBridge) wait() error {
+	<-b.proc.Exited()
+	return b.proc.Err()
 }
 
 // initialize performs the ACP handshake as an editor with file system and
@@ -405,7 +398,7 @@ func (b *rawBridge) readLine() ([]byte, error) {
 // and waits for a clean exit. The peak is in bytes.
 func (b *rawBridge) finish() (int64, error) {
 	defer b.cleanup()
-	peak, hwmErr := peakRSS(b.cmd.Process.Pid)
+	peak, hwmErr := peakRSS(b.proc.Cmd.Process.Pid)
 	b.stdin.Close()
 	for {
 		line, err := b.readLine()
@@ -413,21 +406,21 @@ func (b *rawBridge) finish() (int64, error) {
 			break
 		}
 		if err != nil {
-			b.cmd.Wait()
+			b.wait()
 			return 0, fmt.Errorf("reading stdout to EOF: %w; stderr:\n%s", err, b.stderr.String())
 		}
 		if !bytes.Contains(line, []byte(`"method":"session/update"`)) {
-			b.cmd.Wait()
+			b.wait()
 			return 0, fmt.Errorf("bridge wrote %s after its last answer", line)
 		}
 	}
-	if err := b.cmd.Wait(); err != nil {
+	if err := b.wait(); err != nil {
 		return 0, fmt.Errorf("bridge exit: %w; stderr:\n%s", err, b.stderr.String())
 	}
 	if hwmErr == nil {
 		return peak, nil
 	}
-	return maxRSS(b.cmd.ProcessState)
+	return maxRSS(b.proc.Cmd.ProcessState)
 }
 
 // kill ends a bridge after a failure.
@@ -436,11 +429,12 @@ func (b *rawBridge) kill() {
 	b.cancel()
 	b.stdin.Close()
 	io.Copy(io.Discard, b.out)
-	b.cmd.Wait()
+	b.wait()
 }
 
 func (b *rawBridge) cleanup() {
 	b.cancel()
+	b.proc.Close()
 	os.RemoveAll(b.dir)
 	if b.paced != nil {
 		b.paced.f.Close() // exec does not close a pipe it did not make

@@ -21,6 +21,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -297,36 +298,22 @@ func (sb *sandbox) close() {
 // own that the context's end kills, on raw pipes.
 func startChild(ctx context.Context, argv, env []string, dir string) (*rawBridge, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env, cmd.Dir = env, dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	c := &rawBridge{cmd: cmd, cancel: cancel, stderr: &lockedBuffer{}}
-	cmd.Stderr = c.stderr
-	var err error
-	if c.stdin, err = cmd.StdinPipe(); err != nil {
-		cancel()
-		return nil, err
-	}
 	var p [2]int
 	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
-		c.stdin.Close()
 		cancel()
 		return nil, err
 	}
 	out, w := os.NewFile(uintptr(p[0]), "stdout"), os.NewFile(uintptr(p[1]), "stdout")
-	cmd.Stdout = w
-	c.paced = &pacedReader{f: out}
-	c.out = bufio.NewReaderSize(c.paced, 64<<10)
-	c.started = time.Now()
-	err = cmd.Start()
+	started := time.Now()
+	proc, err := bridgeproc.Launch(argv[0], bridgeproc.Options{Args: argv[1:], Env: env, Dir: dir, Stdout: w, Context: ctx, Group: true})
 	w.Close()
 	if err != nil {
 		out.Close()
 		cancel()
-		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+		return nil, err
 	}
+	c := &rawBridge{proc: proc, cancel: cancel, stdin: proc.Stdin, stderr: proc.Stderr, started: started, paced: &pacedReader{f: out}}
+	c.out = bufio.NewReaderSize(c.paced, 64<<10)
 	return c, nil
 }
 
@@ -368,7 +355,7 @@ func (e *claudeBench) adapterSample(ctx context.Context, sb *sandbox, argv, extr
 	s.cold = first.Sub(start)
 
 	var text strings.Builder
-	cpu0, cpuErr := cpuTime(a.cmd.Process.Pid)
+	cpu0, cpuErr := cpuTime(a.proc.Cmd.Process.Pid)
 	a.paced.pace = streamPace
 	start = time.Now()
 	if _, err := a.prompt(sessionID, streamPrompt, func(t string) {
@@ -379,7 +366,7 @@ func (e *claudeBench) adapterSample(ctx context.Context, sb *sandbox, argv, extr
 	}
 	s.turn = time.Since(start)
 	a.paced.pace = 0
-	if cpu1, err := cpuTime(a.cmd.Process.Pid); err == nil && cpuErr == nil {
+	if cpu1, err := cpuTime(a.proc.Cmd.Process.Pid); err == nil && cpuErr == nil {
 		s.turnCPU = cpu1 - cpu0
 	}
 	if text.String() != e.text {
@@ -439,15 +426,15 @@ func (a *rawBridge) prompt(sessionID, text string, onText func(string)) (string,
 // notification after the last answer: the peer sends some of its own.
 func (a *rawBridge) finishAgent() (int64, error) {
 	defer a.cancel()
-	peak, err := peakRSS(a.cmd.Process.Pid)
+	peak, err := peakRSS(a.proc.Cmd.Process.Pid)
 	a.stdin.Close()
 	_, _ = io.Copy(io.Discard, a.out)
-	werr := a.cmd.Wait()
+	werr := a.wait()
 	a.paced.f.Close()
 	// The peer exits without waiting for its CLI, which then goes on to
 	// write its state into the sample's HOME. Nothing of a sample may
 	// outlive it: end what is left of the process group.
-	_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+	_ = syscall.Kill(-a.proc.Cmd.Process.Pid, syscall.SIGKILL)
 	switch {
 	case err != nil:
 		return 0, fmt.Errorf("reading peak RSS: %w", err)
@@ -499,7 +486,7 @@ func (e *claudeBench) cliSample(ctx context.Context, sb *sandbox) (claudeSample,
 	}
 	s.cold = first.Sub(c.started)
 	var text strings.Builder
-	cpu0, cpuErr := cpuTime(c.cmd.Process.Pid)
+	cpu0, cpuErr := cpuTime(c.proc.Cmd.Process.Pid)
 	c.paced.pace = streamPace
 	start := time.Now()
 	if err := c.cliTurn(streamPrompt, func(t string) {
@@ -510,7 +497,7 @@ func (e *claudeBench) cliSample(ctx context.Context, sb *sandbox) (claudeSample,
 	}
 	s.turn = time.Since(start)
 	c.paced.pace = 0
-	if cpu1, err := cpuTime(c.cmd.Process.Pid); err == nil && cpuErr == nil {
+	if cpu1, err := cpuTime(c.proc.Cmd.Process.Pid); err == nil && cpuErr == nil {
 		s.turnCPU = cpu1 - cpu0
 	}
 	if text.String() != e.text {

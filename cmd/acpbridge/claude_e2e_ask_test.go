@@ -10,13 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
 // askClient is the e2e editor plus form elicitation, which the Go SDK
 // serves through its (unstable) UnstableCreateElicitation method.
 type askClient struct {
-	*e2eClient
+	*acpclient.Editor
 	mu    sync.Mutex
 	forms []sdk.UnstableCreateElicitationRequest // guarded by mu
 	fill  func(sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse
@@ -33,7 +35,7 @@ func (c *askClient) UnstableCreateElicitation(_ context.Context, r sdk.UnstableC
 // terminal output in _meta.
 func (w *e2eWorld) startAsk(client *askClient) *e2eBridge {
 	w.t.Helper()
-	return w.launch(client, client.e2eClient, sdk.ClientCapabilities{
+	return w.launch(client, client.Editor, sdk.ClientCapabilities{
 		Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.ElicitationFormCapabilities{}},
 		Meta:        map[string]any{"terminal_output": true},
 	})
@@ -45,7 +47,7 @@ func (w *e2eWorld) startAsk(client *askClient) *e2eBridge {
 func TestClaudeE2EAskUserQuestion(t *testing.T) {
 	t.Parallel()
 	w := newE2EWorld(t, "ask_question")
-	client := &askClient{e2eClient: newE2EClient(), fill: func(sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse {
+	client := &askClient{Editor: &acpclient.Editor{}, fill: func(sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse {
 		return sdk.UnstableCreateElicitationResponse{Accept: &sdk.UnstableCreateElicitationAccept{
 			Action: "accept", Content: map[string]any{"q1": "PostgreSQL", "q2": []any{"Tracing"}}}}
 	}}
@@ -70,7 +72,7 @@ func TestClaudeE2EAskUserQuestion(t *testing.T) {
 	last := reqs[len(reqs)-1]
 	for _, want := range []string{`Which database should the service use?\"=\"PostgreSQL\"`, `Which features do you want?\"=\"Tracing\"`} {
 		if !strings.Contains(last, want) {
-			t.Errorf("the model's last request lacks %s:\n%s", want, e2eTail(last, 800))
+			t.Errorf("the model's last request lacks %s:\n%s", want, bridgeproc.Tail(last, 800))
 		}
 	}
 }
@@ -80,18 +82,18 @@ func TestClaudeE2EAskUserQuestion(t *testing.T) {
 func TestClaudeE2ELiveBash(t *testing.T) {
 	t.Parallel()
 	w := newE2EWorld(t, "bash_live")
-	client := &askClient{e2eClient: newE2EClient()}
-	client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))
+	client := &askClient{Editor: &acpclient.Editor{}}
+	client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
 	b := w.startAsk(client)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	sid := b.newSession(ctx).SessionId
-	mark := client.mark()
+	mark, _ := client.Mark()
 	b.mustPrompt(ctx, sid, "Print three lines slowly.", sdk.StopReasonEndTurn)
 
 	var chunks []string
 	done := false
-	for _, u := range client.since(mark) {
+	for _, u := range client.UpdatesSince(mark) {
 		tc := u.ToolCallUpdate
 		if tc == nil || tc.ToolCallId != "toolu_e2e_live" {
 			continue

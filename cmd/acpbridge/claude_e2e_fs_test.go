@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -44,7 +45,7 @@ func TestE2EEditorFS(t *testing.T) {
 				w.env = append(w.env, tt.env)
 			}
 			b := w.start()
-			b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))
+			b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
 			sid := b.newSession(ctx).SessionId
@@ -57,9 +58,7 @@ func TestE2EEditorFS(t *testing.T) {
 			if got := slices.Contains(tools, "Write"); got == tt.on {
 				t.Errorf("the model has the CLI's Write: %v, want %v", got, !tt.on)
 			}
-			b.client.mu.Lock()
-			writes := b.client.writes
-			b.client.mu.Unlock()
+			writes := b.client.Writes()
 			if !tt.on {
 				if len(writes) != 0 {
 					t.Errorf("the editor got %d writes with editor fs off", len(writes))
@@ -83,7 +82,7 @@ func TestE2EEditorFS(t *testing.T) {
 			if got := reqs[3].LastUserText(); !strings.Contains(got, "typed in the editor, unsaved") {
 				t.Errorf("the model read %q, want the editor's unsaved buffer", got)
 			}
-			us := b.client.since(0)
+			us := b.client.Updates()
 			write := e2eFindTool(us, "toolu_fs_write")
 			if write == nil || write.kind != sdk.ToolKindEdit || write.title != "Write notes.txt" || write.status() != sdk.ToolCallStatusCompleted {
 				t.Fatalf("the write's tool call: %+v", write)

@@ -7,15 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +18,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -102,8 +98,7 @@ type e2eWorld struct {
 	files      map[string]string
 	bridgeArgs []string
 
-	mu    sync.Mutex
-	pgids map[int]bool // process groups of the CLIs seen; guarded by mu
+	tree *bridgeproc.Tree // what the world's bridges started
 }
 
 func newE2EWorld(t *testing.T, scenario string) *e2eWorld {
@@ -115,9 +110,10 @@ func newE2EWorld(t *testing.T, scenario string) *e2eWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &e2eWorld{t: t, cli: cli, root: root, sc: sc.model, pgids: map[int]bool{}, schema: acptest.Load(t),
+	w := &e2eWorld{t: t, cli: cli, root: root, sc: sc.model, schema: acptest.Load(t),
 		home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp"), proj: filepath.Join(root, "project")}
 	w.claudePath = cli
+	w.tree = &bridgeproc.Tree{Root: root, Home: w.home}
 	for _, d := range []string{w.home, w.tmp, w.proj} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -151,29 +147,22 @@ func newE2EWorld(t *testing.T, scenario string) *e2eWorld {
 // e2eBridge is one running `acpbridge claude` with an SDK client
 // connection to it.
 type e2eBridge struct {
+	*bridgeproc.Proc
 	w      *e2eWorld
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *lockedBuffer
-	check  *acptest.Checker
 	trace  string
 	conn   *sdk.ClientSideConnection
-	client *e2eClient
+	client *acpclient.Editor
 	init   sdk.InitializeResponse
-
-	stopOnce sync.Once
-	copied   chan struct{}
-	pr       *io.PipeReader
 }
 
 // start runs a bridge in the world, initializes it and returns it. Every
 // frame it writes is validated against the ACP schema; its debug log and a
 // trace of both protocols are shown if the test fails.
 func (w *e2eWorld) start() *e2eBridge {
-	client := newE2EClient()
+	client := &acpclient.Editor{} // cancels permission requests until a test sets a policy
 	var caps sdk.ClientCapabilities
 	if w.files != nil {
-		client.files = w.files
+		client.SetFiles(w.files)
 		caps.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
 	}
 	return w.launch(client, client, caps)
@@ -181,39 +170,27 @@ func (w *e2eWorld) start() *e2eBridge {
 
 // launch is start for an editor made of conn (the SDK's view of it, which
 // may add methods to base) advertising caps.
-func (w *e2eWorld) launch(conn sdk.Client, base *e2eClient, caps sdk.ClientCapabilities) *e2eBridge {
+func (w *e2eWorld) launch(conn sdk.Client, base *acpclient.Editor, caps sdk.ClientCapabilities) *e2eBridge {
 	t := w.t
 	t.Helper()
-	b := &e2eBridge{w: w, stderr: &lockedBuffer{}, check: w.schema.NewChecker(), client: base,
-		copied: make(chan struct{})}
-	b.trace = filepath.Join(w.root, fmt.Sprintf("trace-%d.jsonl", w.bridges))
+	b := &e2eBridge{w: w, client: base, trace: filepath.Join(w.root, fmt.Sprintf("trace-%d.jsonl", w.bridges))}
 	w.bridges++
 	args := []string{"--log-level", "debug", "--log-format", "json", "--trace", b.trace, "claude", "--claude-path", w.claudePath}
-	b.cmd = exec.Command(binPath, append(args, w.bridgeArgs...)...)
-	b.cmd.Env = w.env
-	b.cmd.Dir = w.proj
-	b.cmd.Stderr = b.stderr
-	b.cmd.WaitDelay = 5 * time.Second
-	in, err := b.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.stdin = &checkedWriter{w: in, check: b.check}
-	out, err := b.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := io.Pipe()
-	b.pr = pr
-	go copyChecked(t, out, pw, b.check, b.copied)
-	t.Cleanup(func() { b.stop() })
-	b.conn = sdk.NewClientSideConnection(conn, b.stdin, pr)
-	b.conn.SetLogger(acpclient.Quiet())
+	// Registered first, so it runs after the stop's checks.
+	t.Cleanup(func() {
+		if t.Failed() {
+			if data, err := os.ReadFile(b.trace); err == nil {
+				t.Logf("trace (tail):\n%s", bridgeproc.Tail(string(data), 120))
+			}
+		}
+	})
+	b.Proc = bridgeproc.Start(t, binPath, bridgeproc.Options{Args: append(args, w.bridgeArgs...), Env: w.env, Dir: w.proj,
+		Tap:  acpclient.NewTap(w.schema.NewChecker(), func(err error) { t.Errorf("bridge stdout: %v", err) }),
+		Tree: w.tree, WantClean: true})
+	b.conn = b.Connect(conn)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
+	var err error
 	b.init, err = b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
 		ClientCapabilities: caps, ClientInfo: &sdk.Implementation{Name: "acp-go-sdk e2e", Version: "0.13.5"}})
 	if err != nil {
@@ -241,9 +218,9 @@ func (b *e2eBridge) newSession(ctx context.Context, mcp ...sdk.McpServer) sdk.Ne
 func (b *e2eBridge) waitStarted(ctx context.Context) {
 	b.w.t.Helper()
 	c := b.client
-	err := c.waitFor(ctx, "the CLI's commands and config options", func() bool {
-		return c.countLocked(0, func(u sdk.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil }) > 0 &&
-			c.countLocked(0, func(u sdk.SessionUpdate) bool { return u.ConfigOptionUpdate != nil }) > 0
+	err := c.WaitFor(ctx, "the CLI's commands and config options", func() bool {
+		return c.Count(0, func(u sdk.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil }) > 0 &&
+			c.Count(0, func(u sdk.SessionUpdate) bool { return u.ConfigOptionUpdate != nil }) > 0
 	})
 	if err != nil {
 		b.w.t.Fatal(err)
@@ -253,7 +230,7 @@ func (b *e2eBridge) waitStarted(ctx context.Context) {
 // prompt runs one turn with a text prompt.
 func (b *e2eBridge) prompt(ctx context.Context, sid sdk.SessionId, text string) (sdk.PromptResponse, error) {
 	res, err := b.conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
-	b.track()
+	b.Track()
 	return res, err
 }
 
@@ -271,119 +248,19 @@ func (b *e2eBridge) mustPrompt(ctx context.Context, sid sdk.SessionId, text stri
 
 // cliPids returns the bridge's children: the CLI processes it runs.
 func (b *e2eBridge) cliPids() []int {
-	if b.cmd.Process == nil {
-		return nil
-	}
-	return e2eChildren(b.cmd.Process.Pid)
-}
-
-// track records the process groups of the bridge's current children, to
-// check after the bridge has gone that none of them has a survivor.
-func (b *e2eBridge) track() {
-	for _, pid := range b.cliPids() {
-		if pg, err := syscall.Getpgid(pid); err == nil {
-			b.w.mu.Lock()
-			b.w.pgids[pg] = true
-			b.w.mu.Unlock()
-		}
-	}
+	return bridgeproc.Children(b.Cmd.Process.Pid)
 }
 
 // stop closes the bridge's stdin (the editor went away), waits for it to
-// exit and checks that nothing it started survives: no process in the
-// groups of its CLIs and no process working in, or living off, the
+// exit cleanly and checks that nothing it started survives: no process in
+// the groups of its CLIs and no process working in, or living off, the
 // world's directories. It is idempotent.
-func (b *e2eBridge) stop() {
-	t := b.w.t
-	b.stopOnce.Do(func() {
-		b.track()
-		b.stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- b.cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("bridge exited with %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("bridge did not exit within 10s of stdin EOF")
-			b.cmd.Process.Kill()
-			<-done
-		}
-		b.pr.Close()
-		<-b.copied
-		if t.Failed() {
-			t.Logf("bridge stderr (tail):\n%s", e2eTail(b.stderr.String(), 60))
-			if data, err := os.ReadFile(b.trace); err == nil {
-				t.Logf("trace (tail):\n%s", e2eTail(string(data), 120))
-			}
-		}
-		b.w.checkNoSurvivors()
-	})
-}
-
-// checkNoSurvivors fails the test for any live process in a CLI's group or
-// whose working directory or HOME lies in the world. The bridge has
-// already exited: it reaps its children's groups before it does.
-func (w *e2eWorld) checkNoSurvivors() {
-	w.mu.Lock()
-	pgids := make(map[int]bool, len(w.pgids))
-	for pg := range w.pgids {
-		pgids[pg] = true
-	}
-	w.mu.Unlock()
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() || !alive(pid) {
-			continue
-		}
-		pg, _ := syscall.Getpgid(pid)
-		cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
-		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-		inWorld := strings.HasPrefix(cwd, w.root+"/") || strings.Contains(string(env), "HOME="+w.home+"\x00")
-		if !pgids[pg] && !inWorld {
-			continue
-		}
-		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		w.t.Errorf("process %d (group %d, cwd %s) survived the bridge: %s", pid, pg, cwd,
-			strings.ReplaceAll(string(cmdline), "\x00", " "))
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
-}
-
-// e2eChildren lists the children of pid (of all its threads: the Go runtime
-// forks from any of them).
-func e2eChildren(pid int) []int {
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	var out []int
-	for _, task := range tasks {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(data)) {
-			if c, err := strconv.Atoi(f); err == nil && alive(c) {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
+func (b *e2eBridge) stop() { b.Stop(b.w.t, 10*time.Second) }
 
 // e2eCmdline returns a process's arguments.
 func e2eCmdline(pid int) []string {
 	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
-}
-
-// e2eTail returns the last n lines of s.
-func e2eTail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // e2eRPCError extracts a JSON-RPC error answered by the bridge.

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -24,7 +24,7 @@ import (
 func TestClaudeE2EToolOutlivesCLI(t *testing.T) {
 	t.Parallel()
 	ctx, w, b, sid := e2eSession(t, "tool_outlives_cli")
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
 	answered := e2ePromptAsync(ctx, b, sid, "Wait for a minute, please.")
 
 	// The sleep is told apart from other tests' by its HOME, the world's.
@@ -61,7 +61,7 @@ func TestClaudeE2EToolOutlivesCLI(t *testing.T) {
 	if _, err := b.conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: sid}); err != nil {
 		t.Fatalf("session/close: %v", err)
 	}
-	if alive(sleep) {
+	if bridgeproc.Alive(sleep) {
 		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", sleep))
 		t.Errorf("the tool's sleep (pid %d: %q) survived its CLI and its session", sleep, cmd)
 		syscall.Kill(sleep, syscall.SIGKILL)
@@ -72,14 +72,8 @@ func TestClaudeE2EToolOutlivesCLI(t *testing.T) {
 // toolProcess returns a live process running argv with the world's HOME,
 // or 0.
 func (w *e2eWorld) toolProcess(argv ...string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) || !slices.Equal(e2eCmdline(pid), argv) {
-			continue
-		}
-		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-		if strings.Contains(string(env), "HOME="+w.home+"\x00") {
+	for _, pid := range bridgeproc.HomeProcesses(w.home) {
+		if slices.Equal(e2eCmdline(pid), argv) {
 			return pid
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -98,8 +99,8 @@ func e2eTextTurn(t *testing.T) {
 	}
 	// The cold path: the prompt goes out at once, while the CLI starts.
 	b.mustPrompt(ctx, sess.SessionId, "Say hello in one short sentence.", sdk.StopReasonEndTurn)
-	got := b.client.since(0)
-	if txt, want := e2eAgentText(got), w.said("text", 0); txt != want {
+	got := b.client.Updates()
+	if txt, want := acpclient.AgentText(got), w.said("text", 0); txt != want {
 		t.Errorf("agent text = %q, want %q", txt, want)
 	}
 	// A chunk per delta, but deltas the bridge reads in one batch go out
@@ -133,13 +134,13 @@ func e2eTextTurn(t *testing.T) {
 
 func e2eThinking(t *testing.T) {
 	ctx, w, b, sid := e2eSession(t, "thinking")
-	mark := b.client.mark()
+	mark, _ := b.client.Mark()
 	b.mustPrompt(ctx, sid, "Is 391 a prime number?", sdk.StopReasonEndTurn)
-	got := b.client.since(mark)
-	if th, want := e2eThoughtText(got), w.said("thinking", 0); th != want {
+	got := b.client.UpdatesSince(mark)
+	if th, want := acpclient.ThoughtText(got), w.said("thinking", 0); th != want {
 		t.Errorf("thought = %q, want %q", th, want)
 	}
-	if txt, want := e2eAgentText(got), w.said("text", 0); txt != want {
+	if txt, want := acpclient.AgentText(got), w.said("text", 0); txt != want {
 		t.Errorf("text = %q, want %q", txt, want)
 	}
 	blocks := w.sc.Turns[0].Blocks
@@ -156,7 +157,7 @@ func e2eThinking(t *testing.T) {
 // test unless there are want of them; why explains the number.
 func e2eAsked(t *testing.T, b *e2eBridge, want int, why string) []sdk.RequestPermissionRequest {
 	t.Helper()
-	asked := b.client.askedSince(0)
+	asked := b.client.Asked()
 	if len(asked) != want {
 		t.Fatalf("%d permission requests, want %d%s", len(asked), want, why)
 	}
@@ -204,10 +205,10 @@ func e2eWantTool(t *testing.T, us []sdk.SessionUpdate, id, title string, kind sd
 
 func e2eBashAllow(t *testing.T) {
 	ctx, w, b, sid := e2eSession(t, "bash_allow")
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))
-	mark := b.client.mark()
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
+	mark, _ := b.client.Mark()
 	b.mustPrompt(ctx, sid, "Create a build directory and show me what is in the project.", sdk.StopReasonEndTurn)
-	got := b.client.since(mark)
+	got := b.client.UpdatesSince(mark)
 
 	asked := e2eAsked(t, b, 1, "")
 	e2eWantPermission(t, asked[0], "toolu_bash_allow_01", "mkdir -p build && ls", sdk.ToolKindExecute)
@@ -224,17 +225,17 @@ func e2eBashAllow(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(w.proj, "build")); err != nil || !fi.IsDir() {
 		t.Errorf("the command did not run: %v", err)
 	}
-	if txt, want := e2eAgentText(got), w.said("text", 0, 1); txt != want {
+	if txt, want := acpclient.AgentText(got), w.said("text", 0, 1); txt != want {
 		t.Errorf("text = %q, want %q", txt, want)
 	}
 }
 
 func e2eBashReject(t *testing.T) {
 	ctx, w, b, sid := e2eSession(t, "bash_reject")
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindRejectOnce))
-	mark := b.client.mark()
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindRejectOnce))
+	mark, _ := b.client.Mark()
 	b.mustPrompt(ctx, sid, "Clean up the build directory.", sdk.StopReasonEndTurn)
-	got := b.client.since(mark)
+	got := b.client.UpdatesSince(mark)
 
 	asked := e2eAsked(t, b, 1, "")
 	e2eWantPermission(t, asked[0], "toolu_e2e_reject", "rm -rf build", sdk.ToolKindExecute)
@@ -245,7 +246,7 @@ func e2eBashReject(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.proj, "build", "output.txt")); err != nil {
 		t.Errorf("the rejected command ran: %v", err)
 	}
-	if txt, want := e2eAgentText(got), w.said("text", 1); txt != want {
+	if txt, want := acpclient.AgentText(got), w.said("text", 1); txt != want {
 		t.Errorf("text = %q, want %q", txt, want)
 	}
 	// The turn went on: the model was told, with a failed tool result.
@@ -257,10 +258,10 @@ func e2eBashReject(t *testing.T) {
 
 func e2eBashAllowAlways(t *testing.T) {
 	ctx, w, b, sid := e2eSession(t, "bash_always")
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowAlways))
-	mark := b.client.mark()
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowAlways))
+	mark, _ := b.client.Mark()
 	b.mustPrompt(ctx, sid, "Create the two stamp files, and make sure they exist.", sdk.StopReasonEndTurn)
-	got := b.client.since(mark)
+	got := b.client.UpdatesSince(mark)
 
 	asked := e2eAsked(t, b, 1, ": the second identical command must not ask")
 	e2eWantPermission(t, asked[0], "toolu_e2e_always_1", "touch stamp-a stamp-b", sdk.ToolKindExecute)
@@ -271,17 +272,17 @@ func e2eBashAllowAlways(t *testing.T) {
 			t.Errorf("the command did not run: %v", err)
 		}
 	}
-	if txt, want := e2eAgentText(got), w.said("text", 2); txt != want {
+	if txt, want := acpclient.AgentText(got), w.said("text", 2); txt != want {
 		t.Errorf("text = %q, want %q", txt, want)
 	}
 }
 
 func e2eWriteEdit(t *testing.T) {
 	ctx, w, b, sid := e2eSession(t, "edit_write")
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))
-	mark := b.client.mark()
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
+	mark, _ := b.client.Mark()
 	b.mustPrompt(ctx, sid, "Write a notes.md with a TODO list, then mark the first item done.", sdk.StopReasonEndTurn)
-	got := b.client.since(mark)
+	got := b.client.UpdatesSince(mark)
 
 	path := filepath.Join(w.proj, "notes.md")
 	const created = "# Notes\n\n- [ ] set up the project\n- [ ] write the tests\n"
@@ -315,7 +316,7 @@ func e2eWriteEdit(t *testing.T) {
 	if err != nil || string(data) != "# Notes\n\n- [x] set up the project\n- [ ] write the tests\n" {
 		t.Errorf("notes.md = %q, %v", data, err)
 	}
-	if txt, want := e2eAgentText(got), w.said("text", 0, 1, 2); txt != want {
+	if txt, want := acpclient.AgentText(got), w.said("text", 0, 1, 2); txt != want {
 		t.Errorf("text = %q, want %q", txt, want)
 	}
 }
@@ -326,10 +327,10 @@ func e2ePlanMode(t *testing.T) {
 		t.Fatalf("session/set_mode plan: %v", err)
 	}
 	// "Yes, and auto-accept edits" is the allow_always choice.
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowAlways))
-	mark := b.client.mark()
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowAlways))
+	mark, _ := b.client.Mark()
 	b.mustPrompt(ctx, sid, "Plan how to greet, then do it.", sdk.StopReasonEndTurn)
-	got := b.client.since(mark)
+	got := b.client.UpdatesSince(mark)
 
 	const plan = "# Plan\n\n1. Write hello.txt\n"
 	asked := e2eAsked(t, b, 1, " (leaving plan mode; the Write runs in acceptEdits)")
@@ -370,13 +371,13 @@ func e2ePlanMode(t *testing.T) {
 
 func e2eSetMode(t *testing.T) {
 	ctx, w, b, sid := e2eSession(t, "set_mode")
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
 
-	mark := b.client.mark()
+	mark, _ := b.client.Mark()
 	if _, err := b.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sid, ModeId: "acceptEdits"}); err != nil {
 		t.Fatalf("session/set_mode: %v", err)
 	}
-	got := b.client.since(mark)
+	got := b.client.UpdatesSince(mark)
 	if m := e2eModeUpdates(got); !reflect.DeepEqual(m, []string{"acceptEdits"}) {
 		t.Errorf("after session/set_mode: current_mode_update %v, want [acceptEdits]", m)
 	}
@@ -384,14 +385,14 @@ func e2eSetMode(t *testing.T) {
 		t.Errorf("after session/set_mode: config_option_update mode values %v, want [acceptEdits]", v)
 	}
 	b.mustPrompt(ctx, sid, "Create the first file.", sdk.StopReasonEndTurn)
-	if n := b.client.askedCount(); n != 0 {
+	if n := len(b.client.Asked()); n != 0 {
 		t.Errorf("acceptEdits: the Write asked %d times", n)
 	}
 	if _, err := os.Stat(filepath.Join(w.proj, "first.txt")); err != nil {
 		t.Error(err)
 	}
 
-	mark = b.client.mark()
+	mark, _ = b.client.Mark()
 	res, err := b.conn.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
 		SessionId: sid, ConfigId: "mode", Value: "default"}})
 	if err != nil {
@@ -400,16 +401,16 @@ func e2eSetMode(t *testing.T) {
 	if v := e2eConfigValue(res.ConfigOptions, "mode"); v != "default" {
 		t.Errorf("session/set_config_option answered mode %q, want default", v)
 	}
-	if m := e2eModeUpdates(b.client.since(mark)); !reflect.DeepEqual(m, []string{"default"}) {
+	if m := e2eModeUpdates(b.client.UpdatesSince(mark)); !reflect.DeepEqual(m, []string{"default"}) {
 		t.Errorf("after session/set_config_option: current_mode_update %v, want [default]", m)
 	}
-	mark = b.client.mark()
+	mark, _ = b.client.Mark()
 	b.mustPrompt(ctx, sid, "Create the second file.", sdk.StopReasonEndTurn)
-	asked := b.client.askedSince(0)
+	asked := b.client.Asked()
 	if len(asked) != 1 || string(asked[0].ToolCall.ToolCallId) != "toolu_e2e_mode_2" {
 		t.Errorf("default mode: %d permission requests, want 1 for the second Write", len(asked))
 	}
-	e2eWantTool(t, b.client.since(mark), "toolu_e2e_mode_2", "Write second.txt", sdk.ToolKindEdit, sdk.ToolCallStatusCompleted)
+	e2eWantTool(t, b.client.UpdatesSince(mark), "toolu_e2e_mode_2", "Write second.txt", sdk.ToolKindEdit, sdk.ToolCallStatusCompleted)
 	if v := w.srv.Remaining(); v != 0 {
 		t.Errorf("%d scripted turns unused", v)
 	}
@@ -449,9 +450,9 @@ func e2ePromptAsync(ctx context.Context, b *e2eBridge, sid sdk.SessionId, text s
 
 func e2eCancelStreaming(t *testing.T) {
 	ctx, w, b, sid := e2eSession(t, "interrupt_streaming")
-	mark := b.client.mark()
+	mark, _ := b.client.Mark()
 	answered := e2ePromptAsync(ctx, b, sid, "Explain the project layout in detail.")
-	err := b.client.waitFor(ctx, "three streamed chunks", func() bool { return b.client.countLocked(mark, e2eIsText) >= 3 })
+	err := b.client.WaitFor(ctx, "three streamed chunks", func() bool { return b.client.Count(mark, e2eIsText) >= 3 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,12 +465,12 @@ func e2eCancelStreaming(t *testing.T) {
 		t.Errorf("cancel took %v, more than %v", took, cancelBound)
 	}
 	full := w.said("text", 0)
-	if txt := e2eAgentText(b.client.since(mark)); len(txt) == 0 || len(txt) >= len(full) || !strings.HasPrefix(full, txt) {
+	if txt := acpclient.AgentText(b.client.UpdatesSince(mark)); len(txt) == 0 || len(txt) >= len(full) || !strings.HasPrefix(full, txt) {
 		t.Errorf("the cancelled turn streamed %q: want a proper prefix of the reply", txt)
 	}
-	mark = b.client.mark()
+	mark, _ = b.client.Mark()
 	b.mustPrompt(ctx, sid, "Never mind. Just say OK.", sdk.StopReasonEndTurn)
-	if txt, want := e2eAgentText(b.client.since(mark)), w.said("text", 1); txt != want {
+	if txt, want := acpclient.AgentText(b.client.UpdatesSince(mark)), w.said("text", 1); txt != want {
 		t.Errorf("the turn after the cancel said %q, want %q", txt, want)
 	}
 }
@@ -479,7 +480,7 @@ func e2eCancelPermission(t *testing.T) {
 	asked := make(chan struct{}, 1)
 	// This editor never answers: it waits until the bridge withdraws the
 	// question (or the test ends).
-	b.client.setPermit(func(pctx context.Context, _ sdk.RequestPermissionRequest) sdk.RequestPermissionResponse {
+	b.client.SetPermit(func(pctx context.Context, _ sdk.RequestPermissionRequest) sdk.RequestPermissionResponse {
 		asked <- struct{}{}
 		select {
 		case <-pctx.Done():
@@ -487,7 +488,7 @@ func e2eCancelPermission(t *testing.T) {
 		}
 		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}
 	})
-	mark := b.client.mark()
+	mark, _ := b.client.Mark()
 	answered := e2ePromptAsync(ctx, b, sid, "Create the marker file.")
 	select {
 	case <-asked:
@@ -504,17 +505,17 @@ func e2eCancelPermission(t *testing.T) {
 	}
 	wctx, wcancel := context.WithTimeout(ctx, cancelBound)
 	defer wcancel()
-	if err := b.client.waitFor(wctx, "the permission request to be withdrawn", func() bool { return b.client.withdrawn == 1 }); err != nil {
+	if err := b.client.WaitFor(wctx, "the permission request to be withdrawn", func() bool { return b.client.Withdrawn() == 1 }); err != nil {
 		t.Error(err)
 	}
-	e2eWantTool(t, b.client.since(mark), "toolu_e2e_pending", "touch cancelled-marker", sdk.ToolKindExecute, sdk.ToolCallStatusFailed)
+	e2eWantTool(t, b.client.UpdatesSince(mark), "toolu_e2e_pending", "touch cancelled-marker", sdk.ToolKindExecute, sdk.ToolCallStatusFailed)
 	if _, err := os.Stat(filepath.Join(w.proj, "cancelled-marker")); err == nil {
 		t.Error("the command ran although its permission was never given")
 	}
-	b.client.setPermit(nil)
-	mark = b.client.mark()
+	b.client.SetPermit(nil)
+	mark, _ = b.client.Mark()
 	b.mustPrompt(ctx, sid, "Never mind. Just say OK.", sdk.StopReasonEndTurn)
-	if txt, want := e2eAgentText(b.client.since(mark)), w.said("text", 1); txt != want {
+	if txt, want := acpclient.AgentText(b.client.UpdatesSince(mark)), w.said("text", 1); txt != want {
 		t.Errorf("the turn after the cancel said %q, want %q", txt, want)
 	}
 }
@@ -532,10 +533,10 @@ func e2eMCPServer(t *testing.T) {
 	b := w.start()
 	sid := b.newSession(ctx, sdk.McpServer{Stdio: &sdk.McpServerStdio{
 		Name: "e2e", Command: server, Args: []string{"-name", "e2e", "-calls", calls}, Env: []sdk.EnvVariable{}}}).SessionId
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))
-	mark := b.client.mark()
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
+	mark, _ := b.client.Mark()
 	b.mustPrompt(ctx, sid, "Add 2 and 40 with the e2e server.", sdk.StopReasonEndTurn)
-	got := b.client.since(mark)
+	got := b.client.UpdatesSince(mark)
 
 	asked := e2eAsked(t, b, 1, "")
 	e2eWantPermission(t, asked[0], "toolu_e2e_mcp", "add (e2e)", sdk.ToolKindOther)
@@ -550,7 +551,7 @@ func e2eMCPServer(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(data)) != `{"tool":"add","arguments":{"a":2,"b":40},"result":"sum: 42","isError":false}` {
 		t.Errorf("the MCP server saw %q (%v), want one add call", data, err)
 	}
-	if txt, want := e2eAgentText(got), w.said("text", 1); txt != want {
+	if txt, want := acpclient.AgentText(got), w.said("text", 1); txt != want {
 		t.Errorf("text = %q, want %q", txt, want)
 	}
 }
@@ -570,12 +571,12 @@ func e2eCLIKilled(t *testing.T) {
 	b := w.start()
 	sid := b.newSession(ctx).SessionId
 
-	mark := b.client.mark()
+	mark, _ := b.client.Mark()
 	answered := e2ePromptAsync(ctx, b, sid, "Tell me a long story.")
-	if err := b.client.waitFor(ctx, "streamed chunks", func() bool { return b.client.countLocked(mark, e2eIsText) >= 3 }); err != nil {
+	if err := b.client.WaitFor(ctx, "streamed chunks", func() bool { return b.client.Count(mark, e2eIsText) >= 3 }); err != nil {
 		t.Fatal(err)
 	}
-	b.track()
+	b.Track()
 	pids := b.cliPids()
 	if len(pids) != 1 {
 		t.Fatalf("bridge children %v, want the one CLI", pids)
@@ -600,9 +601,9 @@ func e2eCLIKilled(t *testing.T) {
 		t.Errorf("error %d %q: want -32603 saying the CLI was killed, with its stderr tail (%q)", re.Code, re.Message, marker)
 	}
 
-	mark = b.client.mark()
+	mark, _ = b.client.Mark()
 	b.mustPrompt(ctx, sid, "Are you still there?", sdk.StopReasonEndTurn)
-	if txt, want := e2eAgentText(b.client.since(mark)), w.said("text", 1); txt != want {
+	if txt, want := acpclient.AgentText(b.client.UpdatesSince(mark)), w.said("text", 1); txt != want {
 		t.Errorf("text after the restart = %q, want %q", txt, want)
 	}
 	pids = b.cliPids()
@@ -628,7 +629,7 @@ func e2eLoadAfterRestart(t *testing.T) {
 		t.Skip("acpbridge claude does not advertise loadSession yet (initialize agentCapabilities.loadSession is false)")
 	}
 	sid := b.newSession(ctx).SessionId
-	b.client.setPermit(e2eChoose(sdk.PermissionOptionKindAllowOnce))
+	b.client.SetPermit(acpclient.Choose(sdk.PermissionOptionKindAllowOnce))
 	const first = "Please remember the code word pelican."
 	b.mustPrompt(ctx, sid, first, sdk.StopReasonEndTurn)
 	b.stop()
@@ -645,21 +646,21 @@ func e2eLoadAfterRestart(t *testing.T) {
 	if loaded.Modes == nil || loaded.Modes.CurrentModeId != "default" || e2eConfigValue(loaded.ConfigOptions, "mode") != "default" {
 		t.Errorf("session/load answered modes %+v, options %+v", loaded.Modes, loaded.ConfigOptions)
 	}
-	replay := b2.client.since(0)
-	if txt := e2eUserText(replay); txt != first {
+	replay := b2.client.Updates()
+	if txt := acpclient.UserText(replay); txt != first {
 		t.Errorf("replayed user text %q, want %q", txt, first)
 	}
-	if th, want := e2eThoughtText(replay), w.said("thinking", 0); th != want {
+	if th, want := acpclient.ThoughtText(replay), w.said("thinking", 0); th != want {
 		t.Errorf("replayed thought %q, want %q", th, want)
 	}
-	if txt, want := e2eAgentText(replay), w.said("text", 0, 1); txt != want {
+	if txt, want := acpclient.AgentText(replay), w.said("text", 0, 1); txt != want {
 		t.Errorf("replayed agent text %q, want %q", txt, want)
 	}
 	e2eWantTool(t, replay, "toolu_e2e_load_echo", "echo pelican > codeword.txt", sdk.ToolKindExecute, sdk.ToolCallStatusCompleted)
 
-	mark := b2.client.mark()
+	mark, _ := b2.client.Mark()
 	b2.mustPrompt(ctx, sid, "What was the code word?", sdk.StopReasonEndTurn)
-	if txt, want := e2eAgentText(b2.client.since(mark)), w.said("text", 2); txt != want {
+	if txt, want := acpclient.AgentText(b2.client.UpdatesSince(mark)), w.said("text", 2); txt != want {
 		t.Errorf("text after load = %q, want %q", txt, want)
 	}
 	reqs := w.mainRequestsText()

@@ -3,7 +3,6 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -17,6 +16,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -67,7 +67,7 @@ func TestClaudeTUIStdinEOF(t *testing.T) {
 	start := time.Now()
 	b := startBridge(t, argv...)
 	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
-	conn := cl.Connect(b.stdin, b.stdout)
+	conn := cl.Connect(b.Stdin, b.Stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
@@ -79,7 +79,7 @@ func TestClaudeTUIStdinEOF(t *testing.T) {
 	}
 	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("Say hello.")}})
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
-		t.Fatalf("session/prompt = %+v, %v; want end_turn\n%s", res, err, b.stderr)
+		t.Fatalf("session/prompt = %+v, %v; want end_turn\n%s", res, err, b.Stderr)
 	}
 	if got, want := agentText(cl), "Hello from the TUI."; got != want {
 		t.Errorf("agent text = %q, want %q", got, want)
@@ -90,46 +90,28 @@ func TestClaudeTUIStdinEOF(t *testing.T) {
 	for !runProcess(t, home, "sleep\x0060\x00") {
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the Bash tool's sleep 60 never started\n%s", b.stderr)
+			t.Fatalf("the Bash tool's sleep 60 never started\n%s", b.Stderr)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	eof := time.Now()
-	if err := b.stdin.Close(); err != nil {
+	if err := b.Stdin.Close(); err != nil {
 		t.Fatal(err)
 	}
-	exitsWithin(t, b.cmd, 15*time.Second)
+	select {
+	case <-b.Exited():
+	case <-time.After(15 * time.Second):
+		t.Fatalf("bridge still running %v after the stop", 15*time.Second)
+	}
 	t.Logf("started %s before stdin EOF; exited %s after it", eof.Sub(start).Round(100*time.Millisecond), time.Since(eof).Round(10*time.Millisecond))
-	noSurvivors(t, runProcesses(t, home), "after stdin EOF")
-}
-
-// runProcesses are the processes with the run's HOME in their
-// environment: the TUI and whatever it started.
-func runProcesses(t *testing.T, home string) []int {
-	t.Helper()
-	want := []byte("HOME=" + home + "\x00")
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil && bytes.Contains(b, want) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	(&bridgeproc.Tree{Home: home}).Check(t)
 }
 
 // runProcess reports whether a process of the run has the command line
 // cmdline (NUL-separated).
 func runProcess(t *testing.T, home, cmdline string) bool {
 	t.Helper()
-	for _, pid := range runProcesses(t, home) {
+	for _, pid := range bridgeproc.HomeProcesses(home) {
 		if b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline")); err == nil && strings.HasSuffix(string(b), cmdline) {
 			return true
 		}

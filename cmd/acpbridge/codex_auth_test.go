@@ -43,7 +43,7 @@ func TestSDKClientLogsCodexIn(t *testing.T) {
 	}
 	b := startBridge(t, "codex", "--codex-path", bin)
 	cl := acpclient.New("")
-	conn := cl.Connect(b.stdin, b.stdout)
+	conn := cl.Connect(b.Stdin, b.Stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 
@@ -85,7 +85,7 @@ func TestSDKClientLogsCodexIn(t *testing.T) {
 	if len(reqs) == 0 || reqs[len(reqs)-1].Header.Get("Authorization") != "Bearer sk-sdk-login" {
 		t.Error("the model request did not carry the key of the bridge's environment")
 	}
-	if b.check.Checked() == 0 {
+	if b.Tap.Checker().Checked() == 0 {
 		t.Error("no frame was schema-checked")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -201,41 +202,30 @@ func (c *lineConn) await(tb testing.TB, markers ...string) []byte {
 	}
 }
 
-func startCodexSubject(tb testing.TB, env *codexenv.Env, argv ...string) (*exec.Cmd, *lineConn) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env, cmd.Dir = env.Vars, env.Dir
+func startCodexSubject(tb testing.TB, env *codexenv.Env, argv ...string) (*bridgeproc.Proc, *lineConn) {
 	// Its own process group: what it leaves behind (an app-server the
 	// peer does not stop) is killed with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
+	p, err := bridgeproc.Launch(argv[0], bridgeproc.Options{Args: argv[1:], Env: env.Vars, Dir: env.Dir, Raw: true, Group: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	return cmd, &lineConn{w: stdin, r: bufio.NewReaderSize(out, 1<<20)}
+	return p, &lineConn{w: p.Stdin, r: bufio.NewReaderSize(p.Stdout, 1<<20)}
 }
 
 // endCodexSubject closes the subject's stdin and waits for it to exit.
-func endCodexSubject(tb testing.TB, cmd *exec.Cmd, c *lineConn) {
+func endCodexSubject(tb testing.TB, p *bridgeproc.Proc, c *lineConn) {
 	t0 := time.Now()
 	c.w.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case <-p.Exited():
 	case <-time.After(10 * time.Second):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		syscall.Kill(-p.Cmd.Process.Pid, syscall.SIGKILL)
+		<-p.Exited()
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	syscall.Kill(-p.Cmd.Process.Pid, syscall.SIGKILL)
+	p.Close()
 	if d := time.Since(t0); d > 2*time.Second {
-		tb.Logf("%s took %v to exit after stdin EOF", filepath.Base(cmd.Path), d)
+		tb.Logf("%s took %v to exit after stdin EOF", filepath.Base(p.Cmd.Path), d)
 	}
 }
 
@@ -247,8 +237,8 @@ func codexACPSample(tb testing.TB, bin, url string, argv, extraEnv []string) cod
 		tb.Fatal(err)
 	}
 	env.Vars = append(env.Vars, extraEnv...)
-	cmd, c := startCodexSubject(tb, env, argv...)
-	defer endCodexSubject(tb, cmd, c)
+	proc, c := startCodexSubject(tb, env, argv...)
+	defer endCodexSubject(tb, proc, c)
 	var s codexSample
 	t0 := time.Now()
 	c.send(tb, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
@@ -271,7 +261,7 @@ func codexACPSample(tb testing.TB, bin, url string, argv, extraEnv []string) cod
 	c.send(tb, fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, env.Dir))
 	c.await(tb, `"id":5`, `"result"`)
 	s.new2 = time.Since(t0)
-	if s.rss, err = peakRSS(cmd.Process.Pid); err != nil {
+	if s.rss, err = peakRSS(proc.Cmd.Process.Pid); err != nil {
 		tb.Fatal(err)
 	}
 	return s
@@ -282,8 +272,8 @@ func codexRawSample(tb testing.TB, bin, url string) codexSample {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd, c := startCodexSubject(tb, env, bin, "app-server")
-	defer endCodexSubject(tb, cmd, c)
+	proc, c := startCodexSubject(tb, env, bin, "app-server")
+	defer endCodexSubject(tb, proc, c)
 	var s codexSample
 	t0 := time.Now()
 	c.send(tb, `{"id":1,"method":"initialize","params":{"clientInfo":{"name":"bench","title":"bench","version":"1"},"capabilities":{"experimentalApi":true}}}`)

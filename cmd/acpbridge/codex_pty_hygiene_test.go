@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
@@ -47,9 +48,8 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			if out, err := exec.Command("git", "init", "-q", env.Dir).CombinedOutput(); err != nil {
 				t.Fatalf("git init: %v: %s", err, out)
 			}
-			cmd := exec.Command(binPath, "--log-level", "debug", "--log-format", "json", "pty", "--", bin)
-			cmd.Env = append(append(os.Environ(), env.Vars...), "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")
-			b := startLineBridge(t, cmd)
+			b := startLineBridge(t, bridgeproc.Options{Args: []string{"--log-level", "debug", "--log-format", "json", "pty", "--", bin},
+				Env: append(append(os.Environ(), env.Vars...), "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")})
 			until := func(what string, ok func(map[string]any) bool) map[string]any {
 				t.Helper()
 				return b.until(what, 30*time.Second, ok)
@@ -71,7 +71,7 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			if r, _ := res["result"].(map[string]any); r["stopReason"] != "end_turn" {
 				t.Fatalf("first turn = %v, want end_turn", res)
 			}
-			for wait := time.Now().Add(10 * time.Second); !strings.Contains(b.stderr.String(), `agent-turn-complete`); {
+			for wait := time.Now().Add(10 * time.Second); !strings.Contains(b.Stderr.String(), `agent-turn-complete`); {
 				if time.Now().After(wait) {
 					t.Fatal("no notify report from Codex within 10 s of the turn's end")
 				}
@@ -100,17 +100,17 @@ func TestCodexTUIShutdownLeavesNoProcess(t *testing.T) {
 			})
 			// The shell's background job may exec after Codex has seen the
 			// command end; /proc is looked at.
-			for wait := time.Now().Add(10 * time.Second); !strings.Contains(strings.Join(env.Processes(cmd.Process.Pid), "\n"), " sleep 613"); {
+			for wait := time.Now().Add(10 * time.Second); !strings.Contains(strings.Join(env.Processes(b.Cmd.Process.Pid), "\n"), " sleep 613"); {
 				if time.Now().After(wait) {
-					t.Fatalf("no detached process among %v: the test would prove nothing", env.Processes(cmd.Process.Pid))
+					t.Fatalf("no detached process among %v: the test would prove nothing", env.Processes(b.Cmd.Process.Pid))
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
 
 			start := time.Now()
-			tt.stop(t, cmd, b.stdin)
+			tt.stop(t, b.Cmd, b.Stdin)
 			b.drain()
-			exitsWithin(t, cmd, 10*time.Second)
+			exitsWithin(t, b.Proc, 10*time.Second)
 			t.Logf("bridge exited %v after the stop", time.Since(start).Round(time.Millisecond))
 			if left := env.Processes(0); len(left) > 0 {
 				t.Errorf("these survived the bridge: %v", left)

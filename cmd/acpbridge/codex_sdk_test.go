@@ -39,7 +39,7 @@ func TestSDKClientDrivesCodex(t *testing.T) {
 	}
 	b := startBridge(t, "codex", "--codex-path", bin, "--mode", "read-only")
 	cl := acpclient.New(sdk.PermissionOptionKindRejectOnce)
-	conn := cl.Connect(b.stdin, b.stdout)
+	conn := cl.Connect(b.Stdin, b.Stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -80,7 +80,7 @@ func TestSDKClientDrivesCodex(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(env.Dir, "rejected-file")); err == nil {
 		t.Error("the rejected command ran")
 	}
-	if b.check.Checked() == 0 {
+	if b.Tap.Checker().Checked() == 0 {
 		t.Error("no frame was schema-checked")
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // benchClients is how many remote clients run at once.
@@ -293,50 +293,53 @@ func BenchmarkHTTPMemoryPerConnection(b *testing.B) {
 func measureConnections(prefix string) (float64, float64, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, "--log-level", "info", "--log-format", "json",
-		"serve", "--port", "0", "replay", fixture("claude/demo.txtar"))
-	stderr, err := cmd.StderrPipe()
+	urls := make(chan string, 1)
+	p, err := bridgeproc.Launch(binPath, bridgeproc.Options{Context: ctx, NoStdin: true, Stdout: io.Discard,
+		Args:       []string{"--log-level", "info", "--log-format", "json", "serve", "--port", "0", "replay", fixture("claude/demo.txtar")},
+		StderrLine: func(line string) { listenURL(line, urls) }})
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := cmd.Start(); err != nil {
-		return 0, 0, err
+	defer func() { <-p.Exited() }()
+	defer cancel()
+	var base string
+	select {
+	case base = <-urls:
+	case <-p.Exited():
+		select {
+		case base = <-urls:
+		default:
+			return 0, 0, errors.New("the bridge exited before listening")
+		}
 	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	base, err := listenURL(stderr)
-	if err != nil {
-		return 0, 0, err
-	}
-	go io.Copy(io.Discard, stderr)
 	hc := benchHTTPClient()
 	if _, err := runClients(base, hc, prefix+"-warm", true); err != nil {
 		return 0, 0, err
 	}
-	before, err := vmRSS(cmd.Process.Pid)
+	before, err := vmRSS(p.Cmd.Process.Pid)
 	if err != nil {
 		return 0, 0, err
 	}
 	if _, err := runClients(base, hc, prefix, false); err != nil {
 		return 0, 0, err
 	}
-	after, err := vmRSS(cmd.Process.Pid)
+	after, err := vmRSS(p.Cmd.Process.Pid)
 	if err != nil {
 		return 0, 0, err
 	}
 	return float64(after-before) / 1024 / benchClients, float64(after) / (1 << 20), nil
 }
 
-// listenURL reads the bridge's log until it says where it listens.
-func listenURL(stderr io.Reader) (string, error) {
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		var m struct{ Message, URL string }
-		if json.Unmarshal(sc.Bytes(), &m) == nil && m.Message == "listening" {
-			return strings.TrimSuffix(m.URL, "/acp"), nil
+// listenURL sends to urls where the bridge listens, if its log line says
+// so.
+func listenURL(line string, urls chan<- string) {
+	var m struct{ Message, URL string }
+	if json.Unmarshal([]byte(line), &m) == nil && m.Message == "listening" {
+		select {
+		case urls <- strings.TrimSuffix(m.URL, "/acp"):
+		default:
 		}
 	}
-	return "", errors.New("the bridge exited before listening")
 }
 
 // vmRSS is a process's resident set size in bytes.

@@ -3,8 +3,6 @@
 package main_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestShutdownLeavesNoChild runs `acpbridge claude` against a stand-in CLI
@@ -29,30 +29,13 @@ func TestShutdownLeavesNoChild(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			script, pidFile := shimWithGrandchild(t, dir, "claude", fakeAgentPath)
-			cmd := exec.Command(binPath, "claude", "--claude-path", script)
-			cmd.Env = append(os.Environ(), "ACPBRIDGE_FAKEAGENT="+fixture("claude/bash_allow.txtar"))
-			cmd.Stderr = io.Discard
-			stdin, _ := cmd.StdinPipe()
-			stdout, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			r := bufio.NewReader(stdout)
-			send := func(s string) { io.WriteString(stdin, s+"\n") }
+			b := startLineBridge(t, bridgeproc.Options{Args: []string{"claude", "--claude-path", script},
+				Env: append(os.Environ(), "ACPBRIDGE_FAKEAGENT="+fixture("claude/bash_allow.txtar"))})
+			send := b.send
 			// until reads frames until one satisfies ok.
 			until := func(ok func(map[string]any) bool) {
-				for {
-					line, err := r.ReadBytes('\n')
-					if err != nil {
-						t.Fatalf("bridge output ended: %v", err)
-					}
-					var m map[string]any
-					json.Unmarshal(line, &m)
-					if ok(m) {
-						return
-					}
-				}
+				t.Helper()
+				b.until("a frame", time.Minute, ok)
 			}
 			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
 			until(func(m map[string]any) bool { return m["id"] == float64(1) })
@@ -71,30 +54,25 @@ func TestShutdownLeavesNoChild(t *testing.T) {
 			until(func(m map[string]any) bool { return m["method"] == "session/request_permission" })
 			pids := readPids(t, pidFile)
 			for _, pid := range pids {
-				if !alive(pid) {
+				if !bridgeproc.Alive(pid) {
 					t.Fatalf("process %d is not running before the stop: the test would prove nothing", pid)
 				}
 			}
 
 			start := time.Now()
-			tt.stop(t, cmd, stdin)
+			tt.stop(t, b.Cmd, b.Stdin)
 			// Every open request is answered before the bridge exits: the
 			// prompt ends "cancelled", whichever way the bridge was stopped.
 			answer := make(chan map[string]any, 1)
 			go func() {
 				defer close(answer)
-				for {
-					line, err := r.ReadBytes('\n')
-					if err != nil {
-						return
-					}
-					var m map[string]any
-					if json.Unmarshal(line, &m) == nil && m["id"] == float64(3) {
+				for m := range b.frames {
+					if m["id"] == float64(3) {
 						answer <- m
 					}
 				}
 			}()
-			exitsWithin(t, cmd, 10*time.Second)
+			exitsWithin(t, b.Proc, 10*time.Second)
 			res, _ := (<-answer)["result"].(map[string]any)
 			if res["stopReason"] != "cancelled" {
 				t.Errorf("session/prompt (id 3) answer = %v, want stopReason cancelled before the bridge exits", res)
@@ -163,16 +141,14 @@ func shimWithGrandchild(t *testing.T, dir, name, target string) (script, pidFile
 	return script, pidFile
 }
 
-// exitsWithin fails the test unless cmd exits within d.
+// exitsWithin fails the test unless p exits within d.
 //
 // d is a bound on hanging, not a speed target: the tests run beside others
 // on loaded machines, where the race detector's exit alone takes a while.
-func exitsWithin(t *testing.T, cmd *exec.Cmd, d time.Duration) {
+func exitsWithin(t *testing.T, p *bridgeproc.Proc, d time.Duration) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case <-p.Exited():
 	case <-time.After(d):
 		t.Fatalf("bridge still running %v after the stop", d)
 	}
@@ -182,21 +158,9 @@ func exitsWithin(t *testing.T, cmd *exec.Cmd, d time.Duration) {
 func noSurvivors(t *testing.T, pids []int, what string) {
 	t.Helper()
 	for _, pid := range pids {
-		if alive(pid) {
+		if bridgeproc.Alive(pid) {
 			t.Errorf("process %d (%s) survived the bridge", pid, what)
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-}
-
-// alive reports whether pid is a live process: a zombie waiting for a
-// reaper (this sandbox's init reaps no orphans) counts as dead.
-func alive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestInteropTypeScriptSDKElicitation has the official TypeScript SDK
@@ -44,7 +46,7 @@ func TestInteropTypeScriptSDKElicitation(t *testing.T) {
 	last := reqs[len(reqs)-1]
 	for _, want := range []string{`Which database should the service use?\"=\"PostgreSQL\"`, `Which features do you want?\"=\"Metrics\"`} {
 		if !strings.Contains(last, want) {
-			t.Errorf("the model's last request lacks %s:\n%s", want, e2eTail(last, 800))
+			t.Errorf("the model's last request lacks %s:\n%s", want, bridgeproc.Tail(last, 800))
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestInteropTypeScriptSDKEditorFS has the official TypeScript SDK advertise
@@ -57,6 +59,6 @@ func TestInteropTypeScriptSDKEditorFS(t *testing.T) {
 	}
 	reqs := w.mainRequestsText()
 	if read := reqs[3]; !strings.Contains(read, "typed in the editor, unsaved") {
-		t.Errorf("the model's request after the read lacks the client's buffer:\n%s", e2eTail(read, 800))
+		t.Errorf("the model's request after the read lacks the client's buffer:\n%s", bridgeproc.Tail(read, 800))
 	}
 }

@@ -4,50 +4,31 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
-	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // lineBridge is the built binary driven line by line, for tests that stop
 // it in ways a client library does not survive (a signal, stdin closed
 // mid-turn): they send raw frames and wait for the ones they need.
 type lineBridge struct {
+	*bridgeproc.Proc
 	t      *testing.T
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *lockedBuffer
 	frames chan map[string]any // every frame the bridge wrote, until its stdout ends
 }
 
-// startLineBridge starts cmd (its Env and Dir set by the caller). The
-// bridge's stderr is logged if the test fails, and it is killed at the end
-// of the test if it still runs.
-func startLineBridge(t *testing.T, cmd *exec.Cmd) *lineBridge {
+// startLineBridge starts the bridge with o on raw pipes. Its stderr is
+// logged if the test fails, and the test's cleanup stops it if it still
+// runs.
+func startLineBridge(t *testing.T, o bridgeproc.Options) *lineBridge {
 	t.Helper()
-	b := &lineBridge{t: t, cmd: cmd, stderr: &lockedBuffer{}, frames: make(chan map[string]any, 1000)}
-	cmd.Stderr = b.stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	b.stdin = stdin
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		if t.Failed() {
-			t.Logf("bridge stderr:\n%s", b.stderr.String())
-		}
-	})
+	o.Raw = true
+	b := &lineBridge{t: t, Proc: bridgeproc.Start(t, binPath, o), frames: make(chan map[string]any, 1000)}
 	go func() {
 		defer close(b.frames)
-		r := bufio.NewReader(stdout)
+		r := bufio.NewReader(b.Stdout)
 		for {
 			line, err := r.ReadBytes('\n')
 			if err != nil {
@@ -62,7 +43,7 @@ func startLineBridge(t *testing.T, cmd *exec.Cmd) *lineBridge {
 }
 
 // send writes one frame.
-func (b *lineBridge) send(frame string) { io.WriteString(b.stdin, frame+"\n") }
+func (b *lineBridge) send(frame string) { io.WriteString(b.Stdin, frame+"\n") }
 
 // until reads frames until ok accepts one, which it returns; the test fails
 // if the bridge's output ends or limit passes first.

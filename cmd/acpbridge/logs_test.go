@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEditorLogIsQuiet: editors show an agent's stderr to the user, line by
@@ -26,10 +27,10 @@ func TestEditorLogIsQuiet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("ACPBRIDGE_LOG_LEVEL", "")
 			b := startBridge(t, append(tt.args, "replay", fixture("claude/text.txtar"))...)
-			r := bufio.NewReader(b.stdout)
+			r := bufio.NewReader(b.Stdout)
 			call := func(line string) {
 				t.Helper()
-				if _, err := b.stdin.Write([]byte(line + "\n")); err != nil {
+				if _, err := b.Stdin.Write([]byte(line + "\n")); err != nil {
 					t.Fatal(err)
 				}
 				for {
@@ -45,16 +46,16 @@ func TestEditorLogIsQuiet(t *testing.T) {
 			}
 			call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
 			call(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + t.TempDir() + `","mcpServers":[]}}`)
-			b.stdin.Close()
+			b.Stdin.Close()
 			// Stdout ends when the bridge has stopped; Wait must not close
 			// it under the checker still reading it.
 			if _, err := io.Copy(io.Discard, r); err != nil {
 				t.Fatal(err)
 			}
-			if err := b.cmd.Wait(); err != nil {
+			if err := b.Wait(t, 10*time.Second); err != nil {
 				t.Fatalf("bridge exit: %v", err)
 			}
-			if s := b.stderr.String(); s != "" {
+			if s := b.Stderr.String(); s != "" {
 				t.Errorf("the editor's log got:\n%s", s)
 			}
 			if tt.args == nil {

@@ -3,18 +3,12 @@
 package main_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +17,7 @@ import (
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
@@ -43,9 +38,7 @@ type nativeWorld struct {
 	env    *agentenv.Env
 	srv    *modelserver.Server
 	schema *acptest.Validator
-
-	mu    sync.Mutex
-	pgids map[int]bool // process groups of the agents seen; guarded by mu
+	tree   *bridgeproc.Tree // what the world's bridges started
 }
 
 // newNativeWorld builds the world of the named CLI. A missing CLI skips the
@@ -78,7 +71,8 @@ func newNativeWorld(t *testing.T, name string) *nativeWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &nativeWorld{t: t, name: name, root: root, env: env, srv: srv, schema: acptest.Load(t), pgids: map[int]bool{}}
+	return &nativeWorld{t: t, name: name, root: root, env: env, srv: srv, schema: acptest.Load(t),
+		tree: &bridgeproc.Tree{Root: root, Home: env.Home}}
 }
 
 // freshModel points the world at a new model server playing the scenario
@@ -117,132 +111,55 @@ func (w *nativeWorld) bridgeEnv() []string {
 	return append(append([]string(nil), w.env.Env...), "GORACE=atexit_sleep_ms=0")
 }
 
-// track records the process groups of pid's children, to check after the
-// bridge has gone that none of them has a survivor.
-func (w *nativeWorld) track(pid int) {
-	for _, c := range e2eChildren(pid) {
-		if pg, err := syscall.Getpgid(c); err == nil {
-			w.mu.Lock()
-			w.pgids[pg] = true
-			w.mu.Unlock()
-		}
-	}
-}
-
-// checkNoSurvivors fails the test for any live process in an agent's group
-// or whose working directory or HOME lies in the world.
-func (w *nativeWorld) checkNoSurvivors(t *testing.T) {
-	w.mu.Lock()
-	pgids := make(map[int]bool, len(w.pgids))
-	for pg := range w.pgids {
-		pgids[pg] = true
-	}
-	w.mu.Unlock()
-	(&e2eWorld{t: t, root: w.root, home: w.env.Home, pgids: pgids}).checkNoSurvivors()
-}
-
 // nativeBridge is one `acpbridge NAME` on stdio with the Go SDK client
 // connected to it. Every frame it writes is validated against the ACP
 // schema and kept, in order, for the assertions about ordering.
 type nativeBridge struct {
-	w      *nativeWorld
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *lockedBuffer
-	check  *acptest.Checker
-	conn   *sdk.ClientSideConnection
-	ed     *nativeEditor
-	init   sdk.InitializeResponse
-	tap    *frameTap
-	exited chan struct{} // closed when Wait returned
-	err    error         // set before exited is closed
-	pr     *io.PipeReader
-	copied chan struct{}
-	ended  sync.Once // awaitExit's checks
+	*bridgeproc.Proc
+	w    *nativeWorld
+	conn *sdk.ClientSideConnection
+	ed   *acpclient.Editor
+	init sdk.InitializeResponse
 }
 
 // startNative runs a bridge in the world and initializes it. Its cleanup
 // closes its stdin and checks that nothing it started survives.
 func (w *nativeWorld) startNative(t *testing.T) *nativeBridge {
 	t.Helper()
-	b := &nativeBridge{w: w, stderr: &lockedBuffer{}, check: w.schema.NewChecker(), ed: &nativeEditor{},
-		exited: make(chan struct{}), copied: make(chan struct{})}
-	b.tap = &frameTap{check: b.check}
-	b.cmd = exec.Command(binPath, append([]string{"--log-level", "debug", "--log-format", "json"}, w.bridgeArgs()...)...)
-	b.cmd.Env = w.bridgeEnv()
-	// In the project, as an editor starts it: the agent asked at
-	// initialize then serves the first session opened there, and the
-	// session's agent is the bridge's one child in the project.
-	b.cmd.Dir = w.env.Dir
-	b.cmd.Stderr = b.stderr
-	in, err := b.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.stdin = &checkedWriter{w: in, check: b.check}
-	out, err := b.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := io.Pipe()
-	b.pr = pr
-	go func() {
-		defer close(b.copied)
-		b.tap.copy(t, out, pw)
-	}()
-	go func() {
-		<-b.copied // stdout is drained before Wait, as os/exec wants
-		b.err = b.cmd.Wait()
-		close(b.exited)
-	}()
-	t.Cleanup(func() { b.stop(t, 20*time.Second) })
-	b.conn = sdk.NewClientSideConnection(b.ed, b.stdin, pr)
-	b.conn.SetLogger(acpclient.Quiet())
+	b := &nativeBridge{w: w, ed: acpclient.New("")}
+	tap := acpclient.NewTap(w.schema.NewChecker(), func(err error) { t.Errorf("bridge stdout: %v", err) })
+	// Registered first, so it runs after the stop: every frame decodes.
+	t.Cleanup(func() { agentFrames(t, tap.Since(0)) })
+	b.Proc = bridgeproc.Start(t, binPath, bridgeproc.Options{
+		Args: append([]string{"--log-level", "debug", "--log-format", "json"}, w.bridgeArgs()...),
+		Env:  w.bridgeEnv(),
+		// In the project, as an editor starts it: the agent asked at
+		// initialize then serves the first session opened there, and the
+		// session's agent is the bridge's one child in the project.
+		Dir: w.env.Dir, Tap: tap, Tree: w.tree, StopWithin: 20 * time.Second, WantClean: true})
+	b.conn = b.Connect(b.ed)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
+	var err error
 	b.init, err = b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
 		ClientInfo: &sdk.Implementation{Name: "acp-go-sdk native e2e", Version: "0.13.5"}})
 	if err != nil {
-		t.Fatalf("initialize: %v\nbridge stderr:\n%s", err, e2eTail(b.stderr.String(), 40))
+		t.Fatalf("initialize: %v\nbridge stderr:\n%s", err, bridgeproc.Tail(b.Stderr.String(), 40))
 	}
 	return b
 }
 
 // stop closes the bridge's stdin (the editor went away), waits up to limit
-// for it to exit and checks that nothing it started survives. Later calls
-// do nothing.
-func (b *nativeBridge) stop(t *testing.T, limit time.Duration) {
-	b.w.track(b.cmd.Process.Pid)
-	b.stdin.Close()
-	b.awaitExit(t, limit)
-}
+// for it to exit cleanly and checks that nothing it started survives.
+// Later calls do nothing.
+func (b *nativeBridge) stop(t *testing.T, limit time.Duration) { b.Stop(t, limit) }
 
-// awaitExit waits up to limit for the bridge to exit (killing it after
-// that), then checks the world for survivors.
-func (b *nativeBridge) awaitExit(t *testing.T, limit time.Duration) {
-	b.ended.Do(func() { b.checkExit(t, limit) })
-}
+// awaitExit is stop for a bridge already told to stop otherwise.
+func (b *nativeBridge) awaitExit(t *testing.T, limit time.Duration) { b.Stop(t, limit) }
 
-func (b *nativeBridge) checkExit(t *testing.T, limit time.Duration) {
-	select {
-	case <-b.exited:
-		if b.err != nil {
-			t.Errorf("bridge exited with %v", b.err)
-		}
-	case <-time.After(limit):
-		t.Errorf("bridge still running %v after it was told to stop", limit)
-		b.cmd.Process.Kill()
-		<-b.exited
-	}
-	b.pr.Close()
-	if t.Failed() {
-		t.Logf("bridge stderr (tail):\n%s", e2eTail(b.stderr.String(), 80))
-		t.Logf("bridge frames (tail):\n%s", e2eTail(strings.Join(b.tap.lines(), "\n"), 80))
-	}
-	b.w.checkNoSurvivors(t)
+// frames returns the frames the bridge wrote after the tap's mark.
+func (b *nativeBridge) frames(t *testing.T, mark int) []wireFrame {
+	return agentFrames(t, b.Tap.Since(mark))
 }
 
 func (b *nativeBridge) ctx(t *testing.T, d time.Duration) context.Context {
@@ -256,7 +173,7 @@ func (b *nativeBridge) newSession(t *testing.T) sdk.SessionId {
 	t.Helper()
 	res, err := b.conn.NewSession(b.ctx(t, 60*time.Second), sdk.NewSessionRequest{Cwd: b.w.env.Dir, McpServers: []sdk.McpServer{}})
 	if err != nil {
-		t.Fatalf("session/new: %v\nbridge stderr:\n%s", err, e2eTail(b.stderr.String(), 40))
+		t.Fatalf("session/new: %v\nbridge stderr:\n%s", err, bridgeproc.Tail(b.Stderr.String(), 40))
 	}
 	if res.SessionId == "" {
 		t.Fatal("session/new gave no session id")
@@ -288,7 +205,7 @@ type pending struct {
 }
 
 func (b *nativeBridge) promptAsync(t *testing.T, sid sdk.SessionId, text string, answer sdk.PermissionOptionKind) *pending {
-	p := &pending{b: b, mark: b.tap.mark(), started: time.Now(), text: b.ed.expect(answer), done: make(chan turn, 1)}
+	p := &pending{b: b, mark: b.Tap.Mark(), started: time.Now(), text: b.ed.Expect(answer), done: make(chan turn, 1)}
 	ctx := b.ctx(t, 120*time.Second)
 	go func() {
 		res, err := b.conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
@@ -307,7 +224,7 @@ func (p *pending) streaming(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("no text streamed within 60 s")
 	}
-	p.b.w.track(p.b.cmd.Process.Pid)
+	p.b.Track()
 }
 
 // wait waits up to limit for the turn's answer.
@@ -315,8 +232,8 @@ func (p *pending) wait(t *testing.T, limit time.Duration) turn {
 	t.Helper()
 	select {
 	case r := <-p.done:
-		p.b.w.track(p.b.cmd.Process.Pid)
-		r.frames = p.b.tap.since(p.mark)
+		p.b.Track()
+		r.frames = p.b.frames(t, p.mark)
 		return r
 	case <-time.After(limit):
 		t.Fatalf("session/prompt not answered within %v", limit)
@@ -329,7 +246,7 @@ func (p *pending) wait(t *testing.T, limit time.Duration) turn {
 func (b *nativeBridge) sessionAgent(t *testing.T) int {
 	t.Helper()
 	var found []int
-	for _, pid := range e2eChildren(b.cmd.Process.Pid) {
+	for _, pid := range bridgeproc.Children(b.Cmd.Process.Pid) {
 		if cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); cwd == b.w.env.Dir {
 			found = append(found, pid)
 		}
@@ -338,83 +255,6 @@ func (b *nativeBridge) sessionAgent(t *testing.T) int {
 		t.Fatalf("bridge children in the project: %v, want the one session agent", found)
 	}
 	return found[0]
-}
-
-// nativeEditor is the SDK client's side: it answers permission requests
-// with the kind the running prompt wants and signals the first text chunk.
-type nativeEditor struct {
-	mu     sync.Mutex
-	answer sdk.PermissionOptionKind // guarded by mu
-	text   chan struct{}            // guarded by mu; closed at the next agent text chunk
-}
-
-var _ sdk.Client = (*nativeEditor)(nil)
-
-func (e *nativeEditor) expect(answer sdk.PermissionOptionKind) <-chan struct{} {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.answer = answer
-	e.text = make(chan struct{})
-	return e.text
-}
-
-func (e *nativeEditor) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if c := n.Update.AgentMessageChunk; c != nil && c.Content.Text != nil && c.Content.Text.Text != "" && e.text != nil {
-		close(e.text)
-		e.text = nil
-	}
-	return nil
-}
-
-func (e *nativeEditor) RequestPermission(_ context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-	e.mu.Lock()
-	answer := e.answer
-	e.mu.Unlock()
-	for _, o := range r.Options {
-		if o.Kind == answer {
-			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(o.OptionId)}, nil
-		}
-	}
-	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
-}
-
-func (e *nativeEditor) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
-}
-
-func (e *nativeEditor) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
-}
-
-func (e *nativeEditor) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
-}
-
-func (e *nativeEditor) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
-}
-
-func (e *nativeEditor) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
-}
-
-func (e *nativeEditor) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
-}
-
-func (e *nativeEditor) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
-}
-
-// frameTap copies the bridge's stdout to the SDK client line by line,
-// validating every frame against the ACP schema and keeping it.
-type frameTap struct {
-	check *acptest.Checker
-
-	mu     sync.Mutex
-	frames []wireFrame // guarded by mu
 }
 
 // wireFrame is one frame the bridge wrote, decoded as far as the ordering
@@ -455,46 +295,18 @@ func (u wireUpdate) text() (string, bool) {
 	return c.Text, true
 }
 
-func (c *frameTap) copy(t *testing.T, out io.Reader, w *io.PipeWriter) {
-	r := bufio.NewReaderSize(out, 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			if cerr := c.check.AgentFrame(line); cerr != nil {
-				t.Errorf("bridge stdout: %v", cerr)
-			}
-			f := wireFrame{raw: strings.TrimSpace(string(line))}
-			if err := json.Unmarshal(line, &f); err != nil {
-				t.Errorf("bridge stdout: decoding %s: %v", e2eTail(f.raw, 1), err)
-			}
-			c.mu.Lock()
-			c.frames = append(c.frames, f)
-			c.mu.Unlock()
-			w.Write(line)
+// agentFrames decodes the agent's frames among fs.
+func agentFrames(t *testing.T, fs []acpclient.Frame) []wireFrame {
+	var out []wireFrame
+	for _, f := range fs {
+		if !f.FromAgent {
+			continue
 		}
-		if err != nil {
-			w.Close()
-			return
+		w := wireFrame{raw: f.Raw}
+		if err := json.Unmarshal([]byte(f.Raw), &w); err != nil {
+			t.Errorf("bridge stdout: decoding %s: %v", f.Raw, err)
 		}
-	}
-}
-
-func (c *frameTap) mark() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.frames)
-}
-
-func (c *frameTap) since(i int) []wireFrame {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]wireFrame(nil), c.frames[i:]...)
-}
-
-func (c *frameTap) lines() []string {
-	var out []string
-	for _, f := range c.since(0) {
-		out = append(out, f.raw)
+		out = append(out, w)
 	}
 	return out
 }

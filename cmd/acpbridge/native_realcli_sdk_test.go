@@ -35,9 +35,9 @@ func nativeTypeScript(t *testing.T, w *nativeWorld) {
 	s := startServe(t, append(w.bridgeEnv(), "ACPBRIDGE_TRACE="+trace), w.bridgeArgs()...)
 	got := runNativeScript(t, node, filepath.Join(dir, "native.mjs"), s.url+"/acp", w.env.Dir,
 		agentenv.HelloPrompt, agentenv.AllowPrompt, agentenv.SlowPrompt)
-	w.track(s.cmd.Process.Pid)
+	w.tree.Track(s.Cmd.Process.Pid)
 	s.stop(t)
-	w.checkNoSurvivors(t)
+	w.tree.Check(t)
 	checkTrace(t, w.schema.NewChecker(), trace)
 	// agentInfo is the CLI's own, passed through.
 	if got.Agent == "" || got.SessionID == "" || len(got.Turns) != 3 {

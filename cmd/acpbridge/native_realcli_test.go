@@ -14,6 +14,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestNativeRealCLIs runs each of the four native-ACP CLIs through
@@ -122,7 +123,7 @@ func nativeRealCLI(t *testing.T, name string) {
 			t.Fatal(err)
 		}
 		r := p.wait(t, 30*time.Second)
-		if alive(pid) {
+		if bridgeproc.Alive(pid) {
 			t.Errorf("the killed agent %d is still running", pid)
 		}
 		re, ok := e2eRPCError(r.err)
@@ -176,7 +177,7 @@ func nativeRealCLI(t *testing.T, name string) {
 	b2 := w.startNative(t)
 	loaded := t.Run("load in a new bridge", func(t *testing.T) {
 		caps := b2.init.AgentCapabilities
-		mark := b2.tap.mark()
+		mark := b2.Tap.Mark()
 		var err error
 		switch {
 		case noReattach[name]:
@@ -192,7 +193,7 @@ func nativeRealCLI(t *testing.T, name string) {
 			_, err = b2.conn.ResumeSession(b2.ctx(t, 60*time.Second), sdk.ResumeSessionRequest{SessionId: sid, Cwd: w.env.Dir, McpServers: []sdk.McpServer{}})
 		case caps.LoadSession:
 			_, err = b2.conn.LoadSession(b2.ctx(t, 60*time.Second), sdk.LoadSessionRequest{SessionId: sid, Cwd: w.env.Dir, McpServers: []sdk.McpServer{}})
-			replay := b2.tap.since(mark)
+			replay := b2.frames(t, mark)
 			if user := strings.Join(chunks(replay, "user_message_chunk"), ""); err == nil && !strings.Contains(user, agentenv.HelloPrompt) {
 				t.Errorf("session/load replayed user text %q, want the first prompt %q", user, agentenv.HelloPrompt)
 			}
@@ -219,8 +220,8 @@ func nativeRealCLI(t *testing.T, name string) {
 		}
 		p := b2.promptAsync(t, sid2, agentenv.TermPrompt, allow)
 		p.streaming(t)
-		b2.w.track(b2.cmd.Process.Pid)
-		if err := b2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		b2.Track()
+		if err := b2.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
 		// The open prompt is answered before the bridge exits. The Go SDK
@@ -331,6 +332,6 @@ func wantHistory(t *testing.T, w *nativeWorld, mains int) {
 		t.Fatal("the turn made no model request")
 	}
 	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, agentenv.HelloText) {
-		t.Errorf("the model request does not carry the session's history (%q):\n%s", agentenv.HelloText, e2eTail(body, 20))
+		t.Errorf("the model request does not carry the session's history (%q):\n%s", agentenv.HelloText, bridgeproc.Tail(body, 20))
 	}
 }

@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
@@ -55,24 +54,11 @@ func TestPTYGeminiStdinEOF(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, append([]string{"pty", "--"}, tui...)...)
-	cmd.Env = append(e.Env, "TERM=xterm-256color")
-	cmd.Dir = cwd
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	b := bridgeproc.Start(t, binPath, bridgeproc.Options{Args: append([]string{"pty", "--"}, tui...),
+		Env: append(e.Env, "TERM=xterm-256color"), Dir: cwd})
+	stderr := b.Stderr
 	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
-	conn := cl.Connect(stdin, stdout)
+	conn := cl.Connect(b.Stdin, b.Stdout)
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
@@ -84,38 +70,19 @@ func TestPTYGeminiStdinEOF(t *testing.T) {
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn || !strings.Contains(agentText(cl), "Hello from the scripted model.") {
 		t.Fatalf("session/prompt = %+v, %v, saying %q; want end_turn and the model's text\nbridge stderr:\n%s", res, err, agentText(cl), stderr.String())
 	}
-	if len(slices.DeleteFunc(cliProcesses(e.Home), func(pid int) bool { return pid == cmd.Process.Pid })) == 0 {
+	if len(slices.DeleteFunc(bridgeproc.HomeProcesses(e.Home), func(pid int) bool { return pid == b.Cmd.Process.Pid })) == 0 {
 		t.Fatal("no process of the running CLI found: the check after EOF would prove nothing")
 	}
 
-	stdin.Close()
+	b.Stdin.Close()
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
 		t.Fatalf("the bridge did not exit after stdin EOF; stderr:\n%s", stderr.String())
 	}
-	if err := cmd.Wait(); err != nil {
+	if err := b.Wait(t, 10*time.Second); err != nil {
 		t.Errorf("bridge exit: %v; stderr:\n%s", err, stderr.String())
 	}
-	if left := cliProcesses(e.Home); len(left) > 0 {
-		t.Errorf("processes of the CLI left after stdin EOF: %v", left)
-	}
-}
-
-// cliProcesses are the live processes whose HOME is home: the bridge, the
-// CLI and what it started.
-func cliProcesses(home string) []int {
-	dirs, _ := os.ReadDir("/proc")
-	var out []int
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil || !alive(pid) {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
-		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), "HOME="+home) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	// No process of the CLI is left after stdin EOF.
+	(&bridgeproc.Tree{Home: e.Home}).Check(t)
 }

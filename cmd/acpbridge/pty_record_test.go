@@ -15,6 +15,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // ptyTurn runs one prompt against a bridge started with args, answering
@@ -25,7 +26,7 @@ func ptyTurn(t *testing.T, text string, answer sdk.PermissionOptionKind, args ..
 	t.Helper()
 	b := startBridge(t, args...)
 	cl := acpclient.New(answer)
-	conn := cl.Connect(b.stdin, b.stdout)
+	conn := cl.Connect(b.Stdin, b.Stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
@@ -39,11 +40,11 @@ func ptyTurn(t *testing.T, text string, answer sdk.PermissionOptionKind, args ..
 	if err != nil {
 		t.Fatalf("session/prompt: %v", err)
 	}
-	b.stdin.Close()
+	b.Stdin.Close()
 	select {
 	case <-conn.Done(): // the bridge's stdout ended: it has exited
 	case <-ctx.Done():
-		t.Fatalf("the bridge did not exit after stdin EOF; stderr:\n%s", b.stderr.String())
+		t.Fatalf("the bridge did not exit after stdin EOF; stderr:\n%s", b.Stderr.String())
 	}
 	return agentText(cl), res.StopReason
 }
@@ -101,7 +102,7 @@ func TestPTYStdinEOFLeavesNoProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alive(pid) {
+	if bridgeproc.Alive(pid) {
 		t.Errorf("the TUI's child %d survived the bridge", pid)
 		syscall.Kill(pid, syscall.SIGKILL)
 	}

@@ -34,7 +34,7 @@ func TestSDKClientDrivesPTY(t *testing.T) {
 	tui := buildFakeTUI(t)
 	b := startBridge(t, "pty", "--", tui)
 	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
-	conn := cl.Connect(b.stdin, b.stdout)
+	conn := cl.Connect(b.Stdin, b.Stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 

@@ -31,7 +31,7 @@ func TestSDKClientDrivesEveryKindOfReplay(t *testing.T) {
 			t.Parallel()
 			b := startBridge(t, "replay", fixture(tt.fixture))
 			cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
-			conn := cl.Connect(b.stdin, b.stdout)
+			conn := cl.Connect(b.Stdin, b.Stdout)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {

@@ -17,7 +17,7 @@ func TestSDKClientDrivesReplay(t *testing.T) {
 	t.Parallel()
 	b := startBridge(t, "replay", fixture("claude/demo.txtar"))
 	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
-	conn := cl.Connect(b.stdin, b.stdout)
+	conn := cl.Connect(b.Stdin, b.Stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -79,7 +79,7 @@ func TestSDKClientDrivesReplay(t *testing.T) {
 			t.Errorf("permission request lacks a title or the four options: %+v", a)
 		}
 	}
-	if b.check.Checked() == 0 {
+	if b.Tap.Checker().Checked() == 0 {
 		t.Error("no frame was schema-checked")
 	}
 }
@@ -100,7 +100,7 @@ func TestSDKClientAnswersOtherwise(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := startBridge(t, "replay", fixture("claude/demo.txtar"))
 			cl := acpclient.New(tt.answer)
-			conn := cl.Connect(b.stdin, b.stdout)
+			conn := cl.Connect(b.Stdin, b.Stdout)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestServeStopsChildren runs `acpbridge serve claude` against a stand-in
@@ -57,13 +59,13 @@ func TestServeStopsChildren(t *testing.T) {
 			r.until(func(m map[string]any) bool { return m["method"] == "session/request_permission" })
 			pids := readPids(t, pidFile)
 			for _, pid := range pids {
-				if !alive(pid) {
+				if !bridgeproc.Alive(pid) {
 					t.Fatalf("process %d is not running before the stop: the test would prove nothing", pid)
 				}
 			}
 			tt.stop(t, s, r)
 			for _, pid := range pids {
-				if alive(pid) {
+				if bridgeproc.Alive(pid) {
 					t.Errorf("process %d (started for the session) survived", pid)
 					syscall.Kill(pid, syscall.SIGKILL)
 				}

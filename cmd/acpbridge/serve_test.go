@@ -17,15 +17,14 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // served is a running `acpbridge serve`: its URL and what it logs.
 type served struct {
-	cmd    *exec.Cmd
-	url    string      // http://127.0.0.1:PORT
-	logs   chan string // every stderr line, in order
-	stderr *lockedBuffer
-	exited chan error
+	*bridgeproc.Proc
+	url  string      // http://127.0.0.1:PORT
+	logs chan string // every stderr line, in order; closed at the exit
 }
 
 // startServe runs `acpbridge --log-format json --log-level debug serve
@@ -33,40 +32,28 @@ type served struct {
 // with SIGTERM and expects a clean exit.
 func startServe(t *testing.T, env []string, args ...string) *served {
 	t.Helper()
-	cmd := exec.Command(binPath, append([]string{"--log-format", "json", "--log-level", "debug", "serve", "--port", "0"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
+	s := &served{logs: make(chan string, 1<<16)}
 	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &served{cmd: cmd, logs: make(chan string, 1<<16), stderr: &lockedBuffer{}, exited: make(chan error, 1)}
+	s.Proc = bridgeproc.Start(t, binPath, bridgeproc.Options{
+		Args:       append([]string{"--log-format", "json", "--log-level", "debug", "serve", "--port", "0"}, args...),
+		Env:        append(os.Environ(), env...),
+		Stdout:     &stdout,
+		NoStdin:    true,
+		StderrLine: func(line string) { s.logs <- line },
+		Signal:     syscall.SIGTERM,
+		WantClean:  true,
+	})
+	exited := make(chan struct{})
 	go func() {
-		r := bufio.NewReader(pipe)
-		for {
-			line, err := r.ReadString('\n')
-			if line != "" {
-				s.stderr.Write([]byte(line))
-				s.logs <- line
-			}
-			if err != nil {
-				close(s.logs)
-				s.exited <- cmd.Wait()
-				return
-			}
-		}
+		defer close(exited)
+		<-s.Exited() // stderr is copied in full before Wait returns
+		close(s.logs)
 	}()
 	t.Cleanup(func() {
 		s.stop(t)
+		<-exited
 		if stdout.Len() != 0 {
 			t.Errorf("serve wrote to stdout: %q", stdout.String())
-		}
-		if t.Failed() {
-			t.Logf("bridge stderr:\n%s", s.stderr.String())
 		}
 	})
 	var m struct{ Message, URL string }
@@ -99,24 +86,13 @@ func (s *served) log(t *testing.T, substr string) string {
 
 // stop sends SIGTERM and waits for a clean exit (once).
 func (s *served) stop(t *testing.T) {
-	if s.cmd.ProcessState != nil {
-		return
-	}
-	s.cmd.Process.Signal(syscall.SIGTERM)
+	// The logs are not read any more: keep the bridge from blocking on
+	// them.
 	go func() {
 		for range s.logs {
 		}
 	}()
-	select {
-	case err := <-s.exited:
-		if err != nil {
-			t.Errorf("serve exited with %v after SIGTERM", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Error("serve still running 10s after SIGTERM")
-		s.cmd.Process.Kill()
-		<-s.exited
-	}
+	s.Stop(t, 10*time.Second)
 }
 
 // remote is a client of the client_id wire shape: it POSTs messages and

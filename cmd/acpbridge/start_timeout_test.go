@@ -7,12 +7,13 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestStartTimeoutFlag runs `acpbridge claude --start-timeout` against a CLI
@@ -26,9 +27,9 @@ func TestStartTimeoutFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := startBridge(t, "claude", "--start-timeout", "300ms", "--claude-path", script)
-	r := bufio.NewReader(b.stdout)
+	r := bufio.NewReader(b.Stdout)
 	send := func(s string) {
-		if _, err := io.WriteString(b.stdin, s+"\n"); err != nil {
+		if _, err := io.WriteString(b.Stdin, s+"\n"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -74,33 +75,22 @@ func TestStopAnswersEveryOpenRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			trace := filepath.Join(dir, "trace.jsonl")
-			cmd := exec.Command(binPath, "--trace", trace, "claude", "--claude-path", script)
-			cmd.Stderr = io.Discard
-			stdin, _ := cmd.StdinPipe()
-			stdout, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			r := bufio.NewReader(stdout)
+			b := startLineBridge(t, bridgeproc.Options{Args: []string{"--trace", trace, "claude", "--claude-path", script}})
 			answers := map[float64]map[string]any{}
 			// answer reads frames until the answer to id, or EOF (nil).
 			answer := func(id float64) map[string]any {
 				for answers[id] == nil {
-					line, err := r.ReadBytes('\n')
-					if err != nil {
+					m, open := <-b.frames
+					if !open {
 						return nil
 					}
-					var m map[string]any
-					if json.Unmarshal(line, &m) == nil {
-						if n, ok := m["id"].(float64); ok {
-							answers[n] = m
-						}
+					if n, ok := m["id"].(float64); ok {
+						answers[n] = m
 					}
 				}
 				return answers[id]
 			}
-			send := func(s string) { io.WriteString(stdin, s+"\n") }
+			send := b.send
 			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
 			answer(1)
 			send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + dir + `","mcpServers":[]}}`)
@@ -120,14 +110,14 @@ func TestStopAnswersEveryOpenRequest(t *testing.T) {
 				}
 			}
 			if sig == "SIGTERM" {
-				cmd.Process.Signal(syscall.SIGTERM)
+				b.Cmd.Process.Signal(syscall.SIGTERM)
 			} else {
-				stdin.Close()
+				b.Stdin.Close()
 			}
 			if m := answer(3); m == nil {
 				t.Errorf("session/set_mode (id 3) was not answered before the bridge exited (%s)", sig)
 			}
-			cmd.Wait()
+			b.Wait(t, 10*time.Second)
 		})
 	}
 }

@@ -23,7 +23,7 @@ func TestTraceRecordsBothSides(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "log.jsonl")
 	b := startBridge(t, "--trace", path, "--log-file", logPath, "--log-level", "debug", "replay", fixture("claude/text.txtar"))
 	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
-	conn := cl.Connect(b.stdin, b.stdout)
+	conn := cl.Connect(b.Stdin, b.Stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
@@ -36,8 +36,8 @@ func TestTraceRecordsBothSides(t *testing.T) {
 	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}}); err != nil {
 		t.Fatal(err)
 	}
-	b.stdin.Close()
-	if err := b.cmd.Wait(); err != nil {
+	b.Stdin.Close()
+	if err := b.Wait(t, 10*time.Second); err != nil {
 		t.Fatalf("bridge exit: %v", err)
 	}
 
@@ -72,7 +72,7 @@ func TestTraceRecordsBothSides(t *testing.T) {
 	if err != nil || len(logs) == 0 {
 		t.Errorf("--log-file got nothing (%v)", err)
 	}
-	if s := b.stderr.String(); s != "" {
+	if s := b.Stderr.String(); s != "" {
 		t.Errorf("with --log-file, stderr should be quiet, got:\n%s", s)
 	}
 }
