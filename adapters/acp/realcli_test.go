@@ -5,7 +5,6 @@ package acp_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,16 +19,7 @@ import (
 // under CI=true.
 func cliOptions(t *testing.T, name, url, root string) (acpadapter.Options, *agentenv.Env) {
 	t.Helper()
-	env, err := agentenv.New(name, agentenv.Options{ModelURL: url, Root: root})
-	if errors.Is(err, agentenv.ErrNotInstalled) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := agentenv.Require(t, name, agentenv.Options{ModelURL: url, Root: root})
 	return acpadapter.Options{Name: name, Path: env.Argv[0], Args: env.Argv[1:], Env: env.Env}, env
 }
 

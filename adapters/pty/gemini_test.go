@@ -3,7 +3,6 @@ package pty
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,16 +54,7 @@ func geminiTUI(t *testing.T) (argv, env []string, cwd, home string) {
 	srv := modelserver.New(geminiScenario(), modelserver.Options{Logf: t.Logf})
 	url := srv.Start()
 	t.Cleanup(srv.Close)
-	e, err := agentenv.New("gemini", agentenv.Options{ModelURL: url, Root: root, Cwd: cwd})
-	if errors.Is(err, agentenv.ErrNotInstalled) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := agentenv.Require(t, "gemini", agentenv.Options{ModelURL: url, Root: root, Cwd: cwd})
 	// The folder is not trusted yet, as on a user's first session in it:
 	// the CLI asks (folder trust is on by default).
 	// The TUI: the same command line without the ACP flag, on a terminal

@@ -61,16 +61,7 @@ func newNativeWorld(t *testing.T, name string) *nativeWorld {
 		}
 		os.RemoveAll(root)
 	})
-	env, err := agentenv.New(name, agentenv.Options{ModelURL: url, Root: root, Cwd: proj})
-	if errors.Is(err, agentenv.ErrNotInstalled) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := agentenv.Require(t, name, agentenv.Options{ModelURL: url, Root: root, Cwd: proj})
 	return &nativeWorld{t: t, name: name, root: root, env: env, srv: srv, schema: acptest.Load(t),
 		tree: &bridgeproc.Tree{Root: root, Home: env.Home}}
 }

@@ -5,7 +5,6 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,16 +33,7 @@ func TestPTYGeminiStdinEOF(t *testing.T) {
 		modelserver.Options{Logf: t.Logf})
 	url := srv.Start()
 	t.Cleanup(srv.Close)
-	e, err := agentenv.New("gemini", agentenv.Options{ModelURL: url, Root: root, Cwd: cwd})
-	if errors.Is(err, agentenv.ErrNotInstalled) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := agentenv.Require(t, "gemini", agentenv.Options{ModelURL: url, Root: root, Cwd: cwd})
 	// A trusted folder: on a first start the trust dialog comes up after
 	// the idle screen (see the gemini profile's test in adapters/pty).
 	trusted, _ := json.Marshal(map[string]string{cwd: "TRUST_FOLDER"})
