@@ -31,6 +31,25 @@ const (
 ──────────────────────────────────────────────────
  workspace (/directory)      sandbox      /model
  ~/project                   no sandbox   gemini-2.5-flash`
+	// The Initializing line stays in the history above the turns that
+	// came after it.
+	geminiInitialized = `Tips for getting started:
+1. Create GEMINI.md files to customize your interactions
+
+ℹ Initializing... Prompts will be queued.
+
+> SAY-HELLO please
+
+✦ Hello from the scripted model.
+
+                                                  ? for shortcuts
+──────────────────────────────────────────────────
+ Shift+Tab to accept edits
+──────────────────────────────────────────────────
+ >   Type your message or @path/to/file
+──────────────────────────────────────────────────
+ workspace (/directory)      sandbox      /model
+ ~/project                   no sandbox   gemini-2.5-flash`
 	geminiQueued = `
 
   Queued (press ↑ to edit):
@@ -57,6 +76,7 @@ func TestGeminiProfileScreens(t *testing.T) {
 	}{
 		"ready":        {geminiReady, true},
 		"initializing": {geminiInitializing, false},
+		"initialized":  {geminiInitialized, true},
 		"queued":       {geminiQueued, false},
 	} {
 		if got := p.idle(c.screen); got != c.idle {
