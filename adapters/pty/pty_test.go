@@ -546,6 +546,45 @@ func TestStartupDialogAfterIdleScreen(t *testing.T) {
 	}
 }
 
+// A start-up dialog drawn later than the profile's start_quiet, over a
+// prompt already typed (Gemini CLI's trust dialog on a loaded machine),
+// takes the prompt away: the dialog is answered and the prompt typed
+// again, rather than the turn waiting on a screen nobody answers.
+func TestStartupDialogOverPrompt(t *testing.T) {
+	t.Parallel()
+	p, err := FindProfile("faketui", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := *p
+	q.StartQuiet = q.Quiet
+	c := newClient(nil)
+	s := fakeSession(t, &q, c, "-trust-over-prompt", "600ms")
+	stop, err := prompt(t, deadline(t), s, "hello")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got := c.text(); !strings.Contains(got, "You said: hello") {
+		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
+	}
+}
+
+// A TUI starved of CPU may show a taken prompt (its echo, the input box
+// cleared) seconds before it shows it is busy: an idle-looking screen that
+// only changed is not the end of the turn.
+func TestSlowToShowBusy(t *testing.T) {
+	t.Parallel()
+	c := newClient(nil)
+	s := fakeSession(t, nil, c, "-slow-busy", "2500ms")
+	stop, err := prompt(t, deadline(t), s, "hello")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got := c.text(); !strings.Contains(got, "You said: hello") {
+		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
+	}
+}
+
 // A TUI that draws its idle input box and then reads nothing for a while
 // (Gemini CLI restarting after its trust dialog, under load) leaves the
 // screen idle and quiet after the prompt's Enter: that is not the prompt

@@ -29,7 +29,11 @@ type session struct {
 	sig     *signals      // nil without a [signal] section in the profile
 	wg      sync.WaitGroup
 	started bool // accessed only by Prompt (one at a time): start-up dialogs done
-	cwd     string
+	// startups is what was done about the start-up dialogs, kept for the
+	// session: a dialog may come back (drawn late, over a prompt) and the
+	// editor is asked about it only once. Accessed only by Prompt.
+	startups startups
+	cwd      string
 	// transcript is the session's transcript file once a turn found it;
 	// accessed only by Prompt.
 	transcript string
@@ -66,7 +70,8 @@ func startSession(ctx context.Context, id acp.SessionID, req acp.NewSessionReque
 		return nil, err
 	}
 	s := &session{id: id, c: c, p: p, opts: o, log: log, sig: sig,
-		proc: pr, scr: newScreen(o.Cols, o.Rows, o.Now), exited: make(chan struct{}), cwd: req.Cwd}
+		proc: pr, scr: newScreen(o.Cols, o.Rows, o.Now), exited: make(chan struct{}), cwd: req.Cwd,
+		startups: startups{answered: map[string]time.Time{}, chosen: map[string][]byte{}}}
 	s.wg.Add(2)
 	go s.readPTY()
 	go s.answerQueries()

@@ -2,12 +2,30 @@ package pty
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
+
+// errStartupOverPrompt ends a turn whose prompt a start-up dialog took
+// away: drawn after the idle screen, later than the profile's start_quiet
+// (Gemini CLI's folder-trust dialog on a loaded machine). Prompt answers
+// the dialog and types the prompt again.
+var errStartupOverPrompt = errors.New("a start-up dialog came up over the prompt")
+
+// startup is the first of the profile's start-up dialogs on the screen, or
+// nil.
+func (p *Profile) startup(text string) *Startup {
+	for i := range p.Startup {
+		if p.Startup[i].Match.MatchString(text) {
+			return &p.Startup[i]
+		}
+	}
+	return nil
+}
 
 // startups is what ready has done about the profile's start-up dialogs.
 type startups struct {

@@ -55,7 +55,7 @@ func (s *session) pause(ctx context.Context, d time.Duration) bool {
 }
 
 // submitted waits, for at most d, for a screen that shows the prompt was
-// taken: busy, or a dialog, or idle again once the screen has been quiet
+// taken: busy, or a dialog (a start-up one included), or idle again once the screen has been quiet
 // for the profile's window (a TUI still starting up redraws its input box
 // empty, then with the text typed into it). An idle screen counts only if
 // it has been drawn since the submit keys (seq before): one that never
@@ -65,7 +65,9 @@ func (s *session) submitted(ctx context.Context, d time.Duration, before uint64)
 	defer limit.Stop()
 	for {
 		v := s.scr.view()
-		if (s.p.Busy.set() && s.p.Busy.MatchString(v.text)) || s.p.dialog(v.text) != nil ||
+		// A start-up dialog drawn over the prompt: typing the submit keys
+		// again would answer it unasked.
+		if (s.p.Busy.set() && s.p.Busy.MatchString(v.text)) || s.p.dialog(v.text) != nil || s.p.startup(v.text) != nil ||
 			(v.seq != before && s.p.idle(v.text) && s.quiet(v)) {
 			return true
 		}

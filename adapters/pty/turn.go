@@ -2,6 +2,7 @@ package pty
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -36,6 +37,24 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	if s.failed != nil {
 		return "", s.failed
 	}
+	prompt := promptText(req.Prompt)
+	for again := 0; ; again++ {
+		stop, err := s.promptOnce(ctx, prompt)
+		if !errors.Is(err, errStartupOverPrompt) || again == maxStartupOverPrompt {
+			return stop, err
+		}
+		s.log.Debug().Msg("a start-up dialog came up over the prompt: answering it, then typing the prompt again")
+		s.started = false
+	}
+}
+
+// maxStartupOverPrompt is how many times a prompt is typed again after a
+// start-up dialog took it away.
+const maxStartupOverPrompt = 2
+
+// promptOnce waits for the idle screen the first time, types the prompt
+// and runs the turn.
+func (s *session) promptOnce(ctx context.Context, prompt string) (acp.StopReason, error) {
 	if !s.started {
 		stop, err := s.ready(ctx)
 		if err != nil || stop != "" {
@@ -43,7 +62,6 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 		}
 		s.started = true
 	}
-	prompt := promptText(req.Prompt)
 	v := s.scr.view()
 	// What is above the cursor: the cursor's row is where the prompt is
 	// typed, so it changes.
@@ -75,9 +93,9 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 	// its dialogs ≈150 ms after the first frame and resets the selection),
 	// so a start-up dialog still there a while after its answer is answered
 	// again.
-	st := startups{answered: map[string]time.Time{}, chosen: map[string][]byte{}}
 	for {
 		v := s.scr.view()
+		s.log.Trace().Str("screen", v.text).Uint64("seq", v.seq).Msg("look before the first prompt")
 		switch {
 		case !s.quiet(v):
 		case s.p.idle(v.text):
@@ -87,7 +105,7 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 				return "", nil
 			}
 		default:
-			if stop, err := s.answerStartup(ctx, &st, v); stop != "" || err != nil {
+			if stop, err := s.answerStartup(ctx, &s.startups, v); stop != "" || err != nil {
 				return stop, err
 			}
 		}
@@ -179,6 +197,10 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 // look classifies one screen and acts on it; done ends the turn.
 func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool, err error) {
 	s, p := t.s, t.s.p
+	if !t.busy && len(t.out.sent) == 0 && p.startup(v.text) != nil {
+		// Nothing of this turn has shown yet: the dialog took the prompt.
+		return "", true, errStartupOverPrompt
+	}
 	if d := p.dialog(v.text); d != nil {
 		if t.asked != 0 {
 			return "", false, nil // answered; waiting for it to go
@@ -222,8 +244,16 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 	idle := p.idle(v.text)
 	changed := v.seq != t.submitted
 	bell := v.bells > t.bells
+	// Without a busy screen or a bell, a changed screen is a turn that
+	// started once reply text has shown (a short reply may come and go
+	// between two looks at the busy line), or after the profile's window
+	// for unknown screens (a turn with no reply at all). A screen that only
+	// changed (the prompt's echo, an input box cleared) is not enough: a
+	// TUI starved of CPU may take seconds to show it is busy.
+	waited := s.opts.Now().Sub(t.since)
 	started := t.busy || bell || (changed && !p.Busy.set()) ||
-		(changed && s.opts.Now().Sub(t.since) >= 4*time.Duration(p.Quiet)+time.Second)
+		(changed && len(t.out.sent) > 0 && waited >= 4*time.Duration(p.Quiet)+time.Second) ||
+		(changed && waited >= time.Duration(p.Unknown))
 	switch {
 	case idle && started && t.reports == nil && (bell || s.quiet(v)),
 		idle && started && t.reports != nil && s.still(v) >= t.idleFor(v):
@@ -314,7 +344,9 @@ func (t *turn) cancel() (acp.StopReason, error) {
 	s := t.s
 	// Before the interrupt: an agent may be back at idle before the write
 	// returns.
-	before := s.scr.view().seq
+	v := s.scr.view()
+	before := v.seq
+	s.log.Debug().Bool("busy", t.busy).Str("screen", lastLines(v.text, 12)).Msg("turn cancelled; interrupting the agent")
 	if err := s.write(s.p.Interrupt.Bytes("")); err != nil {
 		s.log.Debug().Err(err).Msg("interrupting")
 	}

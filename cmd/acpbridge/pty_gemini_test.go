@@ -44,7 +44,7 @@ func TestPTYGeminiStdinEOF(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	b := bridgeproc.Start(t, binPath, bridgeproc.Options{Args: append([]string{"pty", "--"}, tui...),
+	b := bridgeproc.Start(t, binPath, bridgeproc.Options{Args: append([]string{"--log-level", "debug", "pty", "--"}, tui...),
 		Env: append(e.Env, "TERM=xterm-256color"), Dir: cwd})
 	stderr := b.Stderr
 	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
