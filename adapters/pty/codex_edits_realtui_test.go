@@ -17,12 +17,21 @@ import (
 // labelled answer, and fails the test unless it ends end_turn. The turn
 // gets 20 s, a few times what it takes: a dialog the profile does not
 // know leaves the turn on a screen nobody answers, and the test fails on
-// the timeout rather than on the profile's 30 s for unknown screens.
+// the timeout rather than on the profile's 30 s for unknown screens. A
+// session's first turn waits for Codex to start as well, which the profile
+// bounds with its own start timeout: Codex started with no argument at all
+// (through a wrapper that drops them) takes seconds longer to show its
+// input box than with any -c override, and on a loaded machine that alone
+// has outlasted 20 s.
 func codexTurn(t *testing.T, s acp.Session, c *client, text, answer string) string {
 	t.Helper()
 	c.reset()
 	c.answer = choose(answer)
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	limit := 20 * time.Second
+	if sess := s.(*closer).session; !sess.started {
+		limit += time.Duration(sess.p.Start)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
 	start := time.Now()
 	stop, err := prompt(t, ctx, s, text)

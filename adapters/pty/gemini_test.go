@@ -63,43 +63,34 @@ func geminiTUI(t *testing.T) (argv, env []string, cwd, home string) {
 	return argv, append(e.Env, "TERM=xterm-256color"), cwd, e.Home
 }
 
-// The built-in gemini profile drives the real Gemini CLI TUI: the start-up
-// trust dialog of a new folder, asked of the editor (the CLI draws it after
-// its idle screen), a text turn without the reply's marker, a shell command allowed and one rejected
-// through the CLI's own dialog, and a cancel while the reply streams, all
-// in one session (the CLI takes seconds to start).
-func TestGeminiTUI(t *testing.T) {
-	t.Parallel()
-	argv, env, cwd, home := geminiTUI(t)
+// geminiSession starts the real Gemini CLI TUI through the built-in gemini
+// profile; turn runs one prompt answering dialogs with the option labelled
+// answer. With record set and -record given, the session is recorded.
+func geminiSession(t *testing.T, argv, env []string, cwd string, record bool) (a *Adapter, s acp.Session, c *client, turn func(text, answer string) (acp.StopReason, string)) {
+	t.Helper()
 	p, err := FindProfile("", argv[0])
 	if err != nil || p.Name != "gemini" {
 		t.Fatalf("profile for %s = %v, %v; want the built-in gemini", argv[0], p, err)
 	}
 	o := Options{Command: argv, Env: env, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: time.Second}
-	if *recordFlag {
+	if record && *recordFlag {
 		o.Record = NewRecorder(filepath.Join(recordDir, "gemini.txtar"), "The real Gemini CLI TUI (0.61.0) offline against the scripted Gemini API, in\n"+
-			"a folder it does not trust yet: its trust dialog (drawn after its idle\n"+
-			"screen) asked of the editor, a text turn, a shell command allowed and one\n"+
-			"rejected in its approval dialog, a cancel while the reply streams, and a\n"+
-			"last text turn.\n\n"+
+			"a folder it trusts: a text turn, a shell command allowed and one rejected\n"+
+			"in its approval dialog, a cancel while the reply streams, and a last text\n"+
+			"turn.\n\n"+
 			"Recorded with the pinned CLI (make agent-clis):\n\n\tgo test ./adapters/pty -run 'TestGeminiTUI$' -record\n")
 	}
-	a, err := New(p, o)
+	a, err = New(p, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			a.Close()
-		}
-	})
-	c := newClient(nil)
-	s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: cwd}, c)
+	c = newClient(nil)
+	s, err = a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: cwd}, c)
 	if err != nil {
+		a.Close()
 		t.Fatal(err)
 	}
-	turn := func(text, answer string) (acp.StopReason, string) {
+	return a, s, c, func(text, answer string) (acp.StopReason, string) {
 		t.Helper()
 		c.mu.Lock()
 		c.chunks, c.asked, c.answer = nil, nil, choose(answer)
@@ -110,12 +101,49 @@ func TestGeminiTUI(t *testing.T) {
 		}
 		return stop, c.text()
 	}
+}
 
+// A first session in a folder: Gemini CLI draws its idle screen, then asks
+// whether to trust the folder. The editor is asked, once; trusting restarts
+// the CLI, and the prompt is answered by the restarted one.
+func TestGeminiTUITrust(t *testing.T) {
+	t.Parallel()
+	argv, env, cwd, home := geminiTUI(t)
+	a, _, c, turn := geminiSession(t, argv, env, cwd, false)
+	defer a.Close()
 	stop, got := turn("SAY-HELLO please", "Trust folder")
 	if stop != acp.StopReasonEndTurn || !strings.HasPrefix(got, "Hello from the scripted model.") {
 		t.Errorf("text turn = %s, %q; want end_turn and the model's text without its marker", stop, got)
 	}
 	checkTrustAsked(t, c, home, cwd)
+}
+
+// The built-in gemini profile drives the real Gemini CLI TUI in a folder it
+// trusts (TestGeminiTUITrust has the trust dialog; trusting restarts the
+// CLI, and on a loaded machine the restarted one has been seen to come up
+// untrusted, offering no "Allow for this session"): a text turn without the
+// reply's marker, a shell command allowed and one rejected through the
+// CLI's own dialog, and a cancel while the reply streams, all in one
+// session (the CLI takes seconds to start).
+func TestGeminiTUI(t *testing.T) {
+	t.Parallel()
+	argv, env, cwd, home := geminiTUI(t)
+	trusted, _ := json.Marshal(map[string]string{cwd: "TRUST_FOLDER"})
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "trustedFolders.json"), trusted, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, s, c, turn := geminiSession(t, argv, env, cwd, true)
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			a.Close()
+		}
+	})
+
+	stop, got := turn("SAY-HELLO please", "")
+	if stop != acp.StopReasonEndTurn || !strings.HasPrefix(got, "Hello from the scripted model.") {
+		t.Errorf("text turn = %s, %q; want end_turn and the model's text without its marker", stop, got)
+	}
 
 	stop, got = turn("RUN-ALLOWED please", "Allow once")
 	if stop != acp.StopReasonEndTurn || !strings.Contains(got, "Running it.") {
@@ -144,7 +172,7 @@ func TestGeminiTUI(t *testing.T) {
 		<-first
 		cancel()
 	}()
-	stop, err = prompt(t, ctx, s, "STREAM-SLOWLY please")
+	stop, err := prompt(t, ctx, s, "STREAM-SLOWLY please")
 	cancel()
 	if err != nil || stop != acp.StopReasonCancelled {
 		t.Errorf("cancelled turn = %s, %v; want cancelled", stop, err)
