@@ -142,6 +142,10 @@ type Startup struct {
 	Title Pattern `toml:"title"`
 	// Options are the choices put to the editor.
 	Options []Option `toml:"option"`
+	// AnswerOnce types the answer once, never again however long the
+	// dialog stays: a TUI that acts on every key (Gemini CLI, slow to redraw
+	// on a loaded machine) would take a second answer as another choice.
+	AnswerOnce bool `toml:"answer_once"`
 
 	line int
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -560,6 +561,30 @@ func TestStartupDialogOverPrompt(t *testing.T) {
 	q.StartQuiet = q.Quiet
 	c := newClient(nil)
 	s := fakeSession(t, &q, c, "-trust-over-prompt", "600ms")
+	stop, err := prompt(t, deadline(t), s, "hello")
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+	}
+	if got := c.text(); !strings.Contains(got, "You said: hello") {
+		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
+	}
+}
+
+// A start-up dialog the profile answers once gets its keys once, however
+// long the TUI takes to act on them: a second answer reaching a TUI that
+// acts on every key (Gemini CLI restarting after its trust dialog) is
+// another choice, here one that makes it exit.
+func TestStartupAnswerOnce(t *testing.T) {
+	t.Parallel()
+	p, err := FindProfile("faketui", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := *p
+	q.Startup = slices.Clone(p.Startup)
+	q.Startup[0].AnswerOnce = true
+	c := newClient(nil)
+	s := fakeSession(t, &q, c, "-trust", "-slow-trust", "2500ms")
 	stop, err := prompt(t, deadline(t), s, "hello")
 	if err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)

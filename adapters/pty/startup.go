@@ -36,13 +36,14 @@ type startups struct {
 // answerStartup answers the start-up dialogs on a quiet screen: with the
 // profile's keys, or with the option the editor chose. A dialog still there
 // retryAnswer after its keys gets them again (a TUI may drop keys typed
-// while a dialog settles); the editor is asked only once.
+// while a dialog settles), unless the profile says to answer it once; the
+// editor is asked only once.
 func (s *session) answerStartup(ctx context.Context, st *startups, v view) (acp.StopReason, error) {
 	for _, d := range s.p.Startup {
 		if !d.Match.MatchString(v.text) {
 			continue
 		}
-		if at, ok := st.answered[d.Name]; ok && s.opts.Now().Sub(at) < retryAnswer {
+		if at, ok := st.answered[d.Name]; ok && (d.AnswerOnce || s.opts.Now().Sub(at) < retryAnswer) {
 			continue
 		}
 		keys := d.Keys.Bytes("")
