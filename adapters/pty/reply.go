@@ -99,6 +99,31 @@ func replyLines(cur, base []string, prompt string) (lines []string, anchored boo
 	return out, anchored
 }
 
+// cutAtEarlier ends a reply at the echo of one of the session's earlier
+// prompts: what this turn drew is below its own prompt and above anything
+// of the turns before it. A TUI redrawing its history after an interrupt
+// (the Codex CLI, on a loaded machine) has put the earlier turns below the
+// next reply. An earlier prompt echoed like this one is not a boundary.
+func cutAtEarlier(lines []string, earlier []string, prompt string) []string {
+	this := echoLine(prompt)
+	for i, l := range lines {
+		l = strings.TrimSpace(trimPrefixMarks(l))
+		if l == "" || l == this {
+			continue
+		}
+		for _, e := range earlier {
+			if l == e {
+				out := lines[:i]
+				for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
+					out = out[:len(out)-1]
+				}
+				return out
+			}
+		}
+	}
+	return lines
+}
+
 // echoLine is the part of the prompt a TUI echoes recognisably: its first
 // non-blank line, trimmed.
 func echoLine(prompt string) string {

@@ -1,6 +1,7 @@
 package pty
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -61,6 +62,21 @@ func TestReplyLinesSkipOldHistoryAndEcho(t *testing.T) {
 	got, anchored := replyLines(cur, base, "hello")
 	if len(got) != 1 || got[0] != "Hello again" || !anchored {
 		t.Fatalf("replyLines = %q, want [Hello again]", got)
+	}
+}
+
+// A reply ends where an earlier prompt of the session shows again below it:
+// the Codex CLI, interrupted on a loaded machine, has redrawn its earlier
+// turns below the next reply. The prompt of this turn, typed before too, is
+// no boundary.
+func TestReplyEndsAtAnEarlierPrompt(t *testing.T) {
+	lines := []string{"Back after the cancel.", "", "", "› run allowed", "", "✔ You approved codex to run touch allowed-file", "The command ran."}
+	if got := cutAtEarlier(lines, []string{"say hi", "run allowed"}, "back again"); !slices.Equal(got, []string{"Back after the cancel."}) {
+		t.Errorf("cutAtEarlier = %q, want only this turn's reply", got)
+	}
+	same := []string{"Hello.", "› say hi", "Hello again."}
+	if got := cutAtEarlier(same, []string{"say hi"}, "say hi"); !slices.Equal(got, same) {
+		t.Errorf("cutAtEarlier with the same prompt = %q, want it whole", got)
 	}
 }
 

@@ -34,6 +34,10 @@ type session struct {
 	// editor is asked about it only once. Accessed only by Prompt.
 	startups startups
 	cwd      string
+	// prompts are the echo lines (see echoLine) of the prompts typed so
+	// far; a reply ends where one of them shows again. Accessed only by
+	// Prompt.
+	prompts []string
 	// transcript is the session's transcript file once a turn found it;
 	// accessed only by Prompt.
 	transcript string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,7 +82,11 @@ func (s *session) promptOnce(ctx context.Context, prompt string) (acp.StopReason
 	if err := s.typePrompt(ctx, prompt, v.paste); err != nil {
 		return "", err
 	}
-	return t.run(ctx)
+	stop, err := t.run(ctx)
+	if e := echoLine(prompt); e != "" && !slices.Contains(s.prompts, e) {
+		s.prompts = append(s.prompts, e)
+	}
+	return stop, err
 }
 
 // ready waits for the first idle screen, answering the profile's start-up
@@ -297,6 +302,7 @@ func (t *turn) final(v view) string {
 // look.
 func (t *turn) emit(ctx context.Context, text string) error {
 	lines, anchored := replyLines(t.s.p.content(text), t.base, t.prompt)
+	lines = cutAtEarlier(lines, t.s.prompts, t.prompt)
 	more := t.out.next(lines, anchored)
 	t.emitted = t.s.opts.Now()
 	if more == "" {
