@@ -37,6 +37,18 @@ const (
 
   GPT-5.5 default · ~/project
   ← for agents · ? for shortcuts                                           ⚠ 1 warning · f2 to view`
+	// A prompt submitted while Codex still settles its session waits in
+	// its queue, with this hint (seen through a wrapper on a loaded
+	// machine; the hint line as it reached the editor then).
+	codexQueued = `  >_ OpenAI Codex (v0.169.0)
+     ~/project
+
+  shift+← edit last queued message
+
+› Ask Codex to do anything
+
+  GPT-5.5 default · ~/project
+  ← for agents · ? for shortcuts`
 	codexAsk = `› run allowed
 
 • Running touch allowed-file
@@ -90,6 +102,12 @@ func TestCodexProfileScreens(t *testing.T) {
 		if got := p.Idle.MatchString(screen); got != want {
 			t.Errorf("idle(%s) = %v, want %v", name, got, want)
 		}
+	}
+	if p.idle(codexQueued) {
+		t.Error("a queued prompt reads as idle")
+	}
+	if c := strings.Join(p.content(codexQueued), "\n"); strings.Contains(c, "queued") {
+		t.Errorf("the queue's hint reads as reply text: %q", c)
 	}
 	if !p.Startup[0].Match.MatchString(codexTrust) {
 		t.Error("the trust dialog is not recognised")
