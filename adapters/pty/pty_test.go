@@ -509,35 +509,24 @@ func TestCancelDeafAgent(t *testing.T) {
 	t.Logf("cancelled after %s (the bound is measured by BenchmarkCancel)", time.Since(cancelled).Round(time.Millisecond))
 }
 
-// TestIdleButBusyAtStart: an agent whose ready-looking input box shows
-// while it still says it is busy (Gemini CLI's "Initializing... Prompts
-// will be queued.") is not prompted until the busy line has gone.
-func TestIdleButBusyAtStart(t *testing.T) {
-	t.Parallel()
-	c := newClient(nil)
-	s := fakeSession(t, nil, c, "-busy-start", "700ms")
-	stop, err := prompt(t, deadline(t), s, "hello")
-	if err != nil || stop != acp.StopReasonEndTurn {
-		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
-	}
-	if got := c.text(); !strings.Contains(got, "You said: hello") {
-		t.Errorf("reply %q; want the fake TUI's answer to the prompt", got)
-	}
-}
-
-// A TUI that draws its idle screen before its start-up dialog (Gemini CLI
-// asks to trust a new folder that way) gets the dialog answered, not the
-// prompt typed into it, when the profile's start_quiet outlasts the gap.
-func TestStartupDialogAfterIdleScreen(t *testing.T) {
-	t.Parallel()
+// faketuiProfile is a copy of the built-in faketui profile to change.
+func faketuiProfile(t *testing.T) *Profile {
+	t.Helper()
 	p, err := FindProfile("faketui", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := *p
-	q.StartQuiet = Duration(2 * time.Second)
+	return &q
+}
+
+// helloTurn runs a fake TUI started with args through profile q (nil for
+// the built-in one), prompts "hello" and fails the test unless the turn
+// ends end_turn with the fake's answer to it.
+func helloTurn(t *testing.T, q *Profile, args ...string) {
+	t.Helper()
 	c := newClient(nil)
-	s := fakeSession(t, &q, c, "-late-trust", "300ms")
+	s := fakeSession(t, q, c, args...)
 	stop, err := prompt(t, deadline(t), s, "hello")
 	if err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
@@ -545,6 +534,24 @@ func TestStartupDialogAfterIdleScreen(t *testing.T) {
 	if got := c.text(); !strings.Contains(got, "You said: hello") {
 		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
 	}
+}
+
+// TestIdleButBusyAtStart: an agent whose ready-looking input box shows
+// while it still says it is busy (Gemini CLI's "Initializing... Prompts
+// will be queued.") is not prompted until the busy line has gone.
+func TestIdleButBusyAtStart(t *testing.T) {
+	t.Parallel()
+	helloTurn(t, nil, "-busy-start", "700ms")
+}
+
+// A TUI that draws its idle screen before its start-up dialog (Gemini CLI
+// asks to trust a new folder that way) gets the dialog answered, not the
+// prompt typed into it, when the profile's start_quiet outlasts the gap.
+func TestStartupDialogAfterIdleScreen(t *testing.T) {
+	t.Parallel()
+	q := faketuiProfile(t)
+	q.StartQuiet = Duration(2 * time.Second)
+	helloTurn(t, q, "-late-trust", "300ms")
 }
 
 // A start-up dialog drawn later than the profile's start_quiet, over a
@@ -553,21 +560,9 @@ func TestStartupDialogAfterIdleScreen(t *testing.T) {
 // again, rather than the turn waiting on a screen nobody answers.
 func TestStartupDialogOverPrompt(t *testing.T) {
 	t.Parallel()
-	p, err := FindProfile("faketui", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := *p
+	q := faketuiProfile(t)
 	q.StartQuiet = q.Quiet
-	c := newClient(nil)
-	s := fakeSession(t, &q, c, "-trust-over-prompt", "600ms")
-	stop, err := prompt(t, deadline(t), s, "hello")
-	if err != nil || stop != acp.StopReasonEndTurn {
-		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
-	}
-	if got := c.text(); !strings.Contains(got, "You said: hello") {
-		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
-	}
+	helloTurn(t, q, "-trust-over-prompt", "600ms")
 }
 
 // A start-up dialog the profile answers once gets its keys once, however
@@ -576,22 +571,10 @@ func TestStartupDialogOverPrompt(t *testing.T) {
 // another choice, here one that makes it exit.
 func TestStartupAnswerOnce(t *testing.T) {
 	t.Parallel()
-	p, err := FindProfile("faketui", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := *p
-	q.Startup = slices.Clone(p.Startup)
+	q := faketuiProfile(t)
+	q.Startup = slices.Clone(q.Startup)
 	q.Startup[0].AnswerOnce = true
-	c := newClient(nil)
-	s := fakeSession(t, &q, c, "-trust", "-slow-trust", "2500ms")
-	stop, err := prompt(t, deadline(t), s, "hello")
-	if err != nil || stop != acp.StopReasonEndTurn {
-		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
-	}
-	if got := c.text(); !strings.Contains(got, "You said: hello") {
-		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
-	}
+	helloTurn(t, q, "-trust", "-slow-trust", "2500ms")
 }
 
 // A TUI starved of CPU may show a taken prompt (its echo, the input box
@@ -599,15 +582,7 @@ func TestStartupAnswerOnce(t *testing.T) {
 // only changed is not the end of the turn.
 func TestSlowToShowBusy(t *testing.T) {
 	t.Parallel()
-	c := newClient(nil)
-	s := fakeSession(t, nil, c, "-slow-busy", "2500ms")
-	stop, err := prompt(t, deadline(t), s, "hello")
-	if err != nil || stop != acp.StopReasonEndTurn {
-		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
-	}
-	if got := c.text(); !strings.Contains(got, "You said: hello") {
-		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
-	}
+	helloTurn(t, nil, "-slow-busy", "2500ms")
 }
 
 // A TUI that draws its idle input box and then reads nothing for a while
@@ -618,21 +593,9 @@ func TestSlowToShowBusy(t *testing.T) {
 // the prompt was taken.
 func TestSubmitToATUINotReadingYet(t *testing.T) {
 	t.Parallel()
-	p, err := FindProfile("faketui", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := *p
+	q := faketuiProfile(t)
 	q.SubmitDelay = Duration(100 * time.Millisecond)
-	c := newClient(nil)
-	s := fakeSession(t, &q, c, "-deaf-start", "700ms", "-paste-eats-enter")
-	stop, err := prompt(t, deadline(t), s, "hello")
-	if err != nil || stop != acp.StopReasonEndTurn {
-		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
-	}
-	if got := c.text(); !strings.Contains(got, "You said: hello") {
-		t.Errorf("reply = %q, want the fake's answer to the prompt", got)
-	}
+	helloTurn(t, q, "-deaf-start", "700ms", "-paste-eats-enter")
 }
 
 // A start-up dialog asked of the editor: a no ends the session, unless the
