@@ -41,6 +41,11 @@ type Profile struct {
 	Submit Keys `toml:"submit"`
 	// Interrupt are the keys that stop a turn (default ["ctrl-c"]).
 	Interrupt Keys `toml:"interrupt"`
+	// Redraw makes the agent draw its screen again. Before the first
+	// prompt, a screen that stays quiet and matches nothing the profile
+	// knows (a TUI whose own stray output overwrote its input box) gets it
+	// every redrawAfter.
+	Redraw Keys `toml:"redraw"`
 	// SubmitDelay is a pause between typing the prompt and the submit keys,
 	// for TUIs that take keys arriving right after a paste as part of it
 	// (Gemini CLI makes such an Enter a new line).

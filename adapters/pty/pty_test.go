@@ -577,6 +577,18 @@ func TestStartupAnswerOnce(t *testing.T) {
 	helloTurn(t, q, "-trust", "-slow-trust", "2500ms")
 }
 
+// A TUI whose own stray output overwrote its idle footer, and which does
+// not redraw it, is asked to redraw with the profile's redraw keys rather
+// than waited on until the start bound.
+func TestRedrawAGarbledStart(t *testing.T) {
+	t.Parallel()
+	q := faketuiProfile(t)
+	q.Redraw = Keys{"ctrl-l"}
+	q.StartQuiet = Duration(time.Second)
+	q.Start = Duration(20 * time.Second)
+	helloTurn(t, q, "-stray-output", "200ms")
+}
+
 // A TUI starved of CPU may show a taken prompt (its echo, the input box
 // cleared) seconds before it shows it is busy: an idle-looking screen that
 // only changed is not the end of the turn.

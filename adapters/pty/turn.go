@@ -98,6 +98,7 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 	// its dialogs ≈150 ms after the first frame and resets the selection),
 	// so a start-up dialog still there a while after its answer is answered
 	// again.
+	var redrawn time.Time
 	for {
 		v := s.scr.view()
 		s.log.Trace().Str("screen", v.text).Uint64("seq", v.seq).Msg("look before the first prompt")
@@ -113,6 +114,14 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 			if stop, err := s.answerStartup(ctx, &s.startups, v); stop != "" || err != nil {
 				return stop, err
 			}
+			if len(s.p.Redraw) > 0 && s.p.startup(v.text) == nil && !(s.p.Busy.set() && s.p.Busy.MatchString(v.text)) &&
+				s.still(v) >= redrawAfter && s.opts.Now().Sub(redrawn) >= redrawAfter {
+				s.log.Debug().Msg("the screen has matched nothing the profile knows for a while: asking the agent to draw it again")
+				redrawn = s.opts.Now()
+				if err := s.write(s.p.Redraw.Bytes("")); err != nil {
+					return "", err
+				}
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -127,6 +136,10 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		}
 	}
 }
+
+// redrawAfter is how long a quiet screen before the first prompt may match
+// nothing the profile knows before the profile's redraw keys are typed.
+const redrawAfter = 3 * time.Second
 
 // retryAnswer is how long a start-up dialog may stay after its answer
 // before it is answered again.
