@@ -70,6 +70,10 @@ func TestGeminiProfileScreens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first prompt waits for the banner, drawn after the input box.
+	if p.Ready.MatchString(geminiReady) || !p.Ready.MatchString(" ▝▜▄     Gemini CLI v0.61.0\n"+geminiReady) {
+		t.Error("the ready pattern does not tell the banner")
+	}
 	for name, c := range map[string]struct {
 		screen string
 		idle   bool

@@ -65,6 +65,12 @@ type Profile struct {
 	// input box, then asks whether to trust the folder, and a prompt typed
 	// in between dismisses the dialog (its paste's Esc) and the CLI exits.
 	StartQuiet Duration `toml:"start_quiet"`
+	// Ready, if set, must also match the first idle screen: what the agent
+	// draws once it has really started (Gemini CLI's banner, drawn after
+	// its input box, and after a restart below what the old process left).
+	// An idle screen that stays quiet readyWait without it is taken anyway:
+	// a user may have turned the banner off.
+	Ready Pattern `toml:"ready"`
 	// InputAtCursor says the cursor's row is the agent's own prompt (or the
 	// line it is still writing), never finished reply text: true for
 	// line-prompt REPLs, whose prompt is not chrome a pattern could name

@@ -589,6 +589,23 @@ func TestRedrawAGarbledStart(t *testing.T) {
 	helloTurn(t, q, "-stray-output", "200ms")
 }
 
+// The profile's ready pattern holds the first prompt until the agent's
+// first screen is whole; one that never matches (a banner the user turned
+// off) delays it by readyWait, not for good.
+func TestReadyPattern(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, ready string }{{"drawn", `^FakeTUI v1 `}, {"never drawn", `^no such banner$`}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			q := faketuiProfile(t)
+			if err := q.Ready.UnmarshalText([]byte(tt.ready)); err != nil {
+				t.Fatal(err)
+			}
+			helloTurn(t, q)
+		})
+	}
+}
+
 // A TUI starved of CPU may show a taken prompt (its echo, the input box
 // cleared) seconds before it shows it is busy: an idle-looking screen that
 // only changed is not the end of the turn.

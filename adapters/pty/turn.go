@@ -105,8 +105,10 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		switch {
 		case !s.quiet(v):
 		case s.p.idle(v.text):
-			// An idle screen may yet give way to a start-up dialog.
-			if s.still(v) >= time.Duration(s.p.StartQuiet) {
+			// An idle screen may yet give way to a start-up dialog, or
+			// be drawn before the rest of the agent's first screen.
+			still := s.still(v)
+			if still >= time.Duration(s.p.StartQuiet) && (!s.p.Ready.set() || s.p.Ready.MatchString(v.text) || still >= readyWait) {
 				s.noteVersion(v.text)
 				return "", nil
 			}
@@ -136,6 +138,10 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		}
 	}
 }
+
+// readyWait is how long a quiet idle screen without the profile's ready
+// pattern waits before the first prompt is typed all the same.
+const readyWait = 5 * time.Second
 
 // redrawAfter is how long a quiet screen before the first prompt may match
 // nothing the profile knows before the profile's redraw keys are typed.
