@@ -42,8 +42,11 @@ func claudeStory() *modelserver.Scenario {
 	}
 	hello := modelserver.Text(helloText)
 	hello.Deltas = 4
+	// 60 deltas 300 ms apart: the cancel comes at the first of them, and on
+	// a loaded machine the TUI has shown the first text seconds late; the
+	// turn must still be streaming then.
 	slow := modelserver.Text(slowText)
-	slow.Deltas = 24
+	slow.Deltas = 60
 	return &modelserver.Scenario{Turns: []modelserver.Turn{
 		{Blocks: []modelserver.Block{hello}},
 		{Blocks: []modelserver.Block{bash("toolu_allow", "allowed.txt")}},
