@@ -42,9 +42,9 @@ type Profile struct {
 	// Interrupt are the keys that stop a turn (default ["ctrl-c"]).
 	Interrupt Keys `toml:"interrupt"`
 	// Redraw makes the agent draw its screen again. Before the first
-	// prompt, a screen that stays quiet and matches nothing the profile
-	// knows (a TUI whose own stray output overwrote its input box) gets it
-	// every redrawAfter.
+	// prompt, a screen that was idle and then stays quiet matching nothing
+	// the profile knows (a TUI whose own stray output overwrote its input
+	// box) gets it every redrawAfter.
 	Redraw Keys `toml:"redraw"`
 	// SubmitDelay is a pause between typing the prompt and the submit keys,
 	// for TUIs that take keys arriving right after a paste as part of it

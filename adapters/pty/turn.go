@@ -98,13 +98,18 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 	// its dialogs ≈150 ms after the first frame and resets the selection),
 	// so a start-up dialog still there a while after its answer is answered
 	// again.
-	var redrawn time.Time
+	var (
+		redrawn  time.Time
+		wasReady bool // an idle screen was seen: the agent reads its keys
+	)
 	for {
 		v := s.scr.view()
 		s.log.Trace().Str("screen", v.text).Uint64("seq", v.seq).Msg("look before the first prompt")
+		idle := s.p.idle(v.text)
+		wasReady = wasReady || idle
 		switch {
 		case !s.quiet(v):
-		case s.p.idle(v.text):
+		case idle:
 			// An idle screen may yet give way to a start-up dialog, or
 			// be drawn before the rest of the agent's first screen.
 			still := s.still(v)
@@ -116,7 +121,10 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 			if stop, err := s.answerStartup(ctx, &s.startups, v); stop != "" || err != nil {
 				return stop, err
 			}
-			if len(s.p.Redraw) > 0 && s.p.startup(v.text) == nil && !(s.p.Busy.set() && s.p.Busy.MatchString(v.text)) &&
+			// Only a screen that was idle and no longer is: keys typed
+			// into an agent still loading wait for it, and reach it later
+			// in a burst with what comes after them.
+			if len(s.p.Redraw) > 0 && wasReady && s.p.startup(v.text) == nil && !(s.p.Busy.set() && s.p.Busy.MatchString(v.text)) &&
 				s.still(v) >= redrawAfter && s.opts.Now().Sub(redrawn) >= redrawAfter {
 				s.log.Debug().Msg("the screen has matched nothing the profile knows for a while: asking the agent to draw it again")
 				redrawn = s.opts.Now()
