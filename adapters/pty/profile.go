@@ -65,6 +65,10 @@ type Profile struct {
 	// input box, then asks whether to trust the folder, and a prompt typed
 	// in between dismisses the dialog (its paste's Esc) and the CLI exits.
 	StartQuiet Duration `toml:"start_quiet"`
+	// Echo says the agent echoes every prompt into its history: a turn's
+	// reply is only what shows below that echo, never what the agent drew
+	// above it after the prompt was typed (a banner drawn late).
+	Echo bool `toml:"echo"`
 	// Ready, if set, must also match the first idle screen: what the agent
 	// draws once it has really started (Gemini CLI's banner, drawn after
 	// its input box, and after a restart below what the old process left).

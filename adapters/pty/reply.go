@@ -72,6 +72,28 @@ func (p *Profile) isChrome(line string) bool {
 // screen before the prompt was typed (base). Without a visible echo (it
 // scrolled away) the reply is the content after base's tail, or all of it.
 func replyLines(cur, base []string, prompt string) (lines []string, anchored bool) {
+	lines, anchored, _ = replyAfter(cur, base, prompt)
+	return lines, anchored
+}
+
+// echoedReply is replyLines for an agent that echoes every prompt into its
+// history (a profile's echo): until the echo shows, nothing is the reply,
+// as whatever the agent drew above it (a banner drawn late) is not.
+func echoedReply(cur, base []string, prompt string) (lines []string, anchored bool) {
+	lines, anchored, echoed := replyAfter(cur, base, prompt)
+	if !echoed && !anchoredOnlyByScroll(cur, base) {
+		return nil, false
+	}
+	return lines, anchored
+}
+
+// anchoredOnlyByScroll reports whether base's tail is gone from cur: the
+// echo may have scrolled off with it, and the stream aligns what is left.
+func anchoredOnlyByScroll(cur, base []string) bool {
+	return len(base) > 0 && tailIndex(cur, base) < 0
+}
+
+func replyAfter(cur, base []string, prompt string) (lines []string, anchored, echoed bool) {
 	from := 0
 	if k := tailIndex(cur, base); k >= 0 {
 		from, anchored = k, true
@@ -79,7 +101,7 @@ func replyLines(cur, base []string, prompt string) (lines []string, anchored boo
 	if echo := echoLine(prompt); echo != "" {
 		for i := from; i < len(cur); i++ {
 			if strings.Contains(cur[i], echo) {
-				from, anchored = i+1, true
+				from, anchored, echoed = i+1, true, true
 				// A multi-line prompt echoes more lines; skip the ones
 				// that are lines of the prompt.
 				for from < len(cur) && from-i < promptLines(prompt) && strings.Contains(prompt, strings.TrimSpace(trimPrefixMarks(cur[from]))) && strings.TrimSpace(cur[from]) != "" {
@@ -96,7 +118,7 @@ func replyLines(cur, base []string, prompt string) (lines []string, anchored boo
 	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
 		out = out[:len(out)-1]
 	}
-	return out, anchored
+	return out, anchored, echoed
 }
 
 // cutAtEarlier ends a reply at the echo of one of the session's earlier

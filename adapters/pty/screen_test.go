@@ -80,6 +80,24 @@ func TestReplyEndsAtAnEarlierPrompt(t *testing.T) {
 	}
 }
 
+// For an agent that echoes its prompts, what it drew after the prompt was
+// typed but above the echo (Gemini CLI's banner, drawn late after a
+// restart) is not the reply; before the echo shows nothing is.
+func TestEchoedReply(t *testing.T) {
+	base := []string{"ℹ Skipping project agents due to untrusted folder."}
+	banner := append(slices.Clone(base), "Gemini CLI v0.61.0", "Tips for getting started:")
+	if got, _ := echoedReply(banner, base, "SAY-HELLO please"); len(got) != 0 {
+		t.Errorf("before the echo: %q, want nothing", got)
+	}
+	if got, _ := replyLines(banner, base, "SAY-HELLO please"); len(got) == 0 {
+		t.Error("replyLines reads the banner as the reply: the case shows nothing")
+	}
+	full := append(slices.Clone(banner), "> SAY-HELLO please", "Hello from the scripted model.")
+	if got, _ := echoedReply(full, base, "SAY-HELLO please"); !slices.Equal(got, []string{"Hello from the scripted model."}) {
+		t.Errorf("after the echo: %q, want the model's text", got)
+	}
+}
+
 // When the start of the reply has scrolled off the screen, the lines still
 // on it are aligned with what was sent, so nothing is lost or repeated.
 func TestStreamAlignsScrolledLines(t *testing.T) {

@@ -328,7 +328,11 @@ func (t *turn) final(v view) string {
 // emit sends the reply text of screen text that appeared since the last
 // look.
 func (t *turn) emit(ctx context.Context, text string) error {
-	lines, anchored := replyLines(t.s.p.content(text), t.base, t.prompt)
+	reply := replyLines
+	if t.s.p.Echo {
+		reply = echoedReply
+	}
+	lines, anchored := reply(t.s.p.content(text), t.base, t.prompt)
 	lines = cutAtEarlier(lines, t.s.prompts, t.prompt)
 	more := t.out.next(lines, anchored)
 	t.emitted = t.s.opts.Now()
