@@ -121,6 +121,9 @@ func (p *osProc) init() {
 // so that a descendant whose parent dies later is still known.
 const treeScan = time.Second
 
+// killWait is the least time given to processes sent SIGKILL to die.
+const killWait = 2 * time.Second
+
 // start runs the reaper and the tree scanner. ioDone, if not nil, is closed
 // when the stderr drain has finished; closeIO forces it.
 func (p *osProc) start(ioDone <-chan struct{}, closeIO func()) {
@@ -146,7 +149,10 @@ func (p *osProc) start(ioDone <-chan struct{}, closeIO func()) {
 		p.log.Debug().Err(werr).Msg("agent exited")
 		p.reapGroup()
 		// Nothing the agent started may outlive it, in its group or not.
-		p.tree.kill(p.grace, p.log)
+		// SIGKILL cannot be refused, only delayed: a process the kernel
+		// has not scheduled yet (a loaded machine) dies when it runs, so
+		// the wait for it is at least killWait, and ends as it dies.
+		p.tree.kill(max(p.grace, killWait), p.log)
 		if ioDone != nil {
 			if !p.waitIO(ioDone) {
 				p.log.Debug().Msg("stderr still open after exit; closing it")
