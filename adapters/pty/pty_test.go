@@ -584,9 +584,12 @@ func TestRedrawAGarbledStart(t *testing.T) {
 	t.Parallel()
 	q := faketuiProfile(t)
 	q.Redraw = Keys{"ctrl-l"}
-	q.StartQuiet = Duration(time.Second)
-	q.Start = Duration(20 * time.Second)
-	helloTurn(t, q, "-stray-output", "200ms")
+	// The idle screen must be seen before the stray line covers it (the
+	// redraw is only for a screen that was idle), and must not be taken
+	// for the first prompt before then.
+	q.StartQuiet = Duration(4 * time.Second)
+	q.Start = Duration(30 * time.Second)
+	helloTurn(t, q, "-stray-output", "1500ms")
 }
 
 // The profile's ready pattern holds the first prompt until the agent's
