@@ -95,7 +95,15 @@ func geminiSession(t *testing.T, argv, env []string, cwd string, record bool) (a
 		c.mu.Lock()
 		c.chunks, c.asked, c.answer = nil, nil, choose(answer)
 		c.mu.Unlock()
-		stop, err := prompt(t, deadline(t), s, text)
+		ctx := deadline(t)
+		if sess := s.(*closer).session; !sess.started {
+			// The first turn waits for the CLI to start (and to restart
+			// after its trust dialog), which the profile bounds itself.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(t.Context(), 30*time.Second+time.Duration(sess.p.Start))
+			defer cancel()
+		}
+		stop, err := prompt(t, ctx, s, text)
 		if err != nil {
 			t.Fatalf("Prompt(%q): %v", text, err)
 		}
