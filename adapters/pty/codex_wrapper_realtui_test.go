@@ -32,7 +32,7 @@ func TestRealCodexTUIWrapper(t *testing.T) {
 	}
 	t.Run("text", func(t *testing.T) {
 		if got, want := codexTurn(t, s, c, "say hi", ""), "Hello from the scripted model."; got != want {
-			t.Errorf("reply = %q, want %q", got, want)
+			t.Errorf("reply = %q, want %q; the screen shows:\n%s", got, want, lastLines(s.(*closer).session.scr.view().text, 16))
 		}
 	})
 	// Without the profile's arguments Codex may start differently (its

@@ -565,6 +565,17 @@ func TestStartupDialogOverPrompt(t *testing.T) {
 	helloTurn(t, q, "-trust-over-prompt", "600ms")
 }
 
+// A prompt the agent drops (Codex's input box emptied with nothing sent
+// while it still set up its session on a loaded machine) is typed again
+// once the idle screen has shown no trace of it for a while, rather than
+// the turn ending empty after the unknown window.
+func TestDroppedPromptIsTypedAgain(t *testing.T) {
+	t.Parallel()
+	q := faketuiProfile(t)
+	q.StartQuiet = q.Quiet
+	helloTurn(t, q, "-drop-early", "1s")
+}
+
 // A start-up dialog the profile answers once gets its keys once, however
 // long the TUI takes to act on them: a second answer reaching a TUI that
 // acts on every key (Gemini CLI restarting after its trust dialog) is

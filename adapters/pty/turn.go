@@ -41,17 +41,38 @@ func (s *session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	prompt := promptText(req.Prompt)
 	for again := 0; ; again++ {
 		stop, err := s.promptOnce(ctx, prompt)
-		if !errors.Is(err, errStartupOverPrompt) || again == maxStartupOverPrompt {
+		switch {
+		case errors.Is(err, errPromptLost) && again == maxRetype:
+			return "", fmt.Errorf("%s dropped the prompt %d times: its screen went back to idle with no trace of it", s.opts.Name, again+1)
+		case again == maxRetype:
+			return stop, err
+		case errors.Is(err, errStartupOverPrompt):
+			s.log.Debug().Msg("a start-up dialog came up over the prompt: answering it, then typing the prompt again")
+		case errors.Is(err, errPromptLost):
+			s.log.Info().Msg("the agent dropped the prompt (its screen is idle again and shows no trace of it): typing it again")
+		default:
 			return stop, err
 		}
-		s.log.Debug().Msg("a start-up dialog came up over the prompt: answering it, then typing the prompt again")
 		s.started = false
 	}
 }
 
-// maxStartupOverPrompt is how many times a prompt is typed again after a
-// start-up dialog took it away.
-const maxStartupOverPrompt = 2
+// maxRetype is how many times a prompt is typed again after a start-up
+// dialog took it away or the agent dropped it.
+const maxRetype = 2
+
+// errPromptLost ends a turn whose prompt the agent dropped: its screen
+// changed after the prompt was typed, then stayed idle for lostAfter with
+// the prompt nowhere on it, and no sign of a turn. Codex did so with a
+// prompt that came while it still set up its session on a loaded machine.
+// Prompt types it again.
+var errPromptLost = errors.New("the agent dropped the prompt")
+
+// lostAfter is how long an idle screen with no trace of the prompt, and no
+// sign of a turn, must stay quiet before the prompt counts as dropped. It
+// is far longer than any TUI here takes between clearing its input box and
+// showing the prompt above it.
+const lostAfter = 3 * time.Second
 
 // promptOnce waits for the idle screen the first time, types the prompt
 // and runs the turn.
@@ -83,6 +104,9 @@ func (s *session) promptOnce(ctx context.Context, prompt string) (acp.StopReason
 		return "", err
 	}
 	stop, err := t.run(ctx)
+	if errors.Is(err, errPromptLost) || errors.Is(err, errStartupOverPrompt) {
+		return stop, err
+	}
 	if e := echoLine(prompt); e != "" && !slices.Contains(s.prompts, e) {
 		s.prompts = append(s.prompts, e)
 	}
@@ -286,6 +310,9 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 	started := t.busy || bell || (changed && !p.Busy.set()) ||
 		(changed && len(t.out.sent) > 0 && waited >= 4*time.Duration(p.Quiet)+time.Second) ||
 		(changed && waited >= time.Duration(p.Unknown))
+	if !started && changed && idle && s.still(v) >= lostAfter && t.lost(v.text) {
+		return "", true, errPromptLost
+	}
 	switch {
 	case idle && started && t.reports == nil && (bell || s.quiet(v)),
 		idle && started && t.reports != nil && s.still(v) >= t.idleFor(v):
@@ -297,6 +324,21 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 	}
 	return "", false, nil
 }
+
+// lost reports whether screen text shows no trace of the turn's prompt.
+// Only a short one-line prompt is looked for: a TUI may show a long or
+// pasted one as a placeholder ("[Pasted text #1]"), or wrap it.
+func (t *turn) lost(text string) bool {
+	e := echoLine(t.prompt)
+	if e == "" || strings.Contains(strings.TrimSpace(t.prompt), "\n") || len(e) > maxLostPrompt {
+		return false
+	}
+	return !strings.Contains(text, e)
+}
+
+// maxLostPrompt is the longest prompt, in bytes, looked for on the screen:
+// one that fits on a line of any terminal a session is given.
+const maxLostPrompt = 60
 
 // finish sends the rest of the reply at the end of the turn: from the
 // transcript, or the screen's last text.
