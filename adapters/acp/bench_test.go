@@ -16,19 +16,23 @@ import (
 	"github.com/acpbridge/acpbridge/bridge"
 )
 
-// BenchmarkPassthroughTurn streams a 100,000-update turn from the scripted
-// agent (a real process) through the adapter and the whole bridge, with the
-// editor's side read and dropped, and reports updates/s. The agent's own
-// cost is included: it is the issue's passthrough throughput figure
-// (target ≥ 500,000 updates/s, cmd/dev/benchtable), not the bridge's alone.
-func BenchmarkPassthroughTurn(b *testing.B) {
-	const updates = 100_000
+// passthrough is the scripted agent (a real process) behind the adapter and
+// the whole bridge, with a session open: the editor's side written and read
+// in process.
+type passthrough struct {
+	tb       testing.TB
+	requests chan<- string
+	r        *bufio.Reader
+	session  string
+}
+
+func startPassthrough(tb testing.TB) *passthrough {
+	tb.Helper()
 	exe, err := os.Executable()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	ad := acpadapter.New(acpadapter.Options{Name: "acpagent", Path: exe, Env: []string{agentEnv + "=1"}})
-	defer ad.Close()
 	srv := bridge.New(ad, bridge.Options{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -39,60 +43,78 @@ func BenchmarkPassthroughTurn(b *testing.B) {
 		srv.ServeStdio(ctx, inR, outW)
 		outW.Close()
 	}()
-	defer func() {
-		inW.Close()
-		cancel()
-		<-served
-	}()
 	requests := make(chan string, 4)
-	defer close(requests)
 	go func() {
 		for r := range requests {
 			io.WriteString(inW, r)
 		}
 	}()
-	r := bufio.NewReaderSize(outR, 1<<20)
-	// readUntil reads frames until one contains marker, counting updates.
-	readUntil := func(marker string) int {
-		n := 0
-		for {
-			line, err := r.ReadSlice('\n')
-			if err != nil {
-				b.Fatal(err)
-			}
-			if bytes.Contains(line, []byte(`"session/update"`)) {
-				n++
-			}
-			if bytes.Contains(line, []byte(marker)) {
-				return n
-			}
+	tb.Cleanup(func() {
+		close(requests)
+		inW.Close()
+		cancel()
+		<-served
+		ad.Close()
+	})
+	p := &passthrough{tb: tb, requests: requests, r: bufio.NewReaderSize(outR, 1<<20)}
+	requests <- `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n"
+	p.readUntil(`"id":1,`)
+	requests <- fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`+"\n", tb.TempDir())
+	p.session = readSessionID(tb, p.r)
+	p.readUntil(`"available_commands_update"`) // sent right after the answer
+	return p
+}
+
+// readUntil reads frames until one contains marker, counting updates.
+func (p *passthrough) readUntil(marker string) int {
+	n := 0
+	for {
+		line, err := p.r.ReadSlice('\n')
+		if err != nil {
+			p.tb.Fatal(err)
+		}
+		if bytes.Contains(line, []byte(`"session/update"`)) {
+			n++
+		}
+		if bytes.Contains(line, []byte(marker)) {
+			return n
 		}
 	}
-	requests <- `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n"
-	readUntil(`"id":1,`)
-	requests <- fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`+"\n", b.TempDir())
-	line := readSessionID(b, r)
-	readUntil(`"available_commands_update"`) // sent right after the answer
+}
+
+// turn runs one prompt turn in which the agent streams n updates, and
+// fails unless all of them and the usage update reach the editor.
+func (p *passthrough) turn(id, n int) {
+	p.requests <- fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"stream %d"}]}}`+"\n", id, p.session, n)
+	if got := p.readUntil(fmt.Sprintf(`"id":%d,"result"`, id)); got != n+1 {
+		p.tb.Fatalf("%d updates, want %d", got, n+1)
+	}
+}
+
+// BenchmarkPassthroughTurn streams a 100,000-update turn from the scripted
+// agent (a real process) through the adapter and the whole bridge, with the
+// editor's side read and dropped, and reports updates/s. The agent's own
+// cost is included: it is the issue's passthrough throughput figure
+// (target ≥ 500,000 updates/s, cmd/dev/benchtable), not the bridge's alone.
+func BenchmarkPassthroughTurn(b *testing.B) {
+	const updates = 100_000
+	p := startPassthrough(b)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		id := 10 + i
-		requests <- fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"stream %d"}]}}`+"\n", id, line, updates)
-		if got := readUntil(fmt.Sprintf(`"id":%d,"result"`, id)); got != updates+1 {
-			b.Fatalf("%d updates, want %d", got, updates+1)
-		}
+		p.turn(10+i, updates)
 	}
 	b.ReportMetric(float64(b.N*updates)/b.Elapsed().Seconds(), "passthrough-updates/s")
 }
 
-func readSessionID(b *testing.B, r *bufio.Reader) string {
+func readSessionID(tb testing.TB, r *bufio.Reader) string {
 	line, err := r.ReadBytes('\n')
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	_, rest, ok := bytes.Cut(line, []byte(`"sessionId":"`))
 	id, _, ok2 := bytes.Cut(rest, []byte(`"`))
 	if !ok || !ok2 {
-		b.Fatalf("session/new answer %s", line)
+		tb.Fatalf("session/new answer %s", line)
 	}
 	return string(id)
 }

@@ -21,7 +21,7 @@ func acpFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 	return flags, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
 		argv := c.Args().Slice()
 		if len(argv) == 0 {
-			return nil, cli.Exit(fmt.Sprintf("%s needs the agent's command line after --, for example: acpbridge %s -- %s", d.name, d.name, d.example), 2)
+			return nil, usageError(c, fmt.Sprintf("%s needs the agent's command line after --, for example: acpbridge %s -- %s", d.name, d.name, d.example))
 		}
 		path, err := exec.LookPath(argv[0])
 		if err != nil {

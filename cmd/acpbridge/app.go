@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,7 +132,49 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		msg = "unknown flag --" + strings.TrimPrefix(f, "-")
 	}
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("--%s %q is not a valid value (for example --%s %s)", m[2], m[1], m[2], flagExample(c, m[2]))
+	}
 	return usageError(c, msg)
+}
+
+// badValue is the flag package's error for a value its flag cannot parse,
+// which names the flag with one dash.
+var badValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([\w-]+): `)
+
+// exampleInUsage is how a flag's usage text gives an example value.
+var exampleInUsage = regexp.MustCompile(`\(e\.g\. ([^)\s]+)\)`)
+
+// flagExample is a value the flag named takes: the example its usage gives,
+// its default, or one of its type.
+func flagExample(c *cli.Context, name string) string {
+	var flags []cli.Flag
+	if c.Command != nil {
+		flags = append(flags, c.Command.Flags...)
+	}
+	flags = append(flags, c.App.Flags...)
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		if u, ok := f.(cli.DocGenerationFlag); ok {
+			if m := exampleInUsage.FindStringSubmatch(u.GetUsage()); m != nil {
+				return m[1]
+			}
+			if d := u.GetDefaultText(); d != "" && d != "0" && d != "0s" && d != `""` {
+				return d
+			}
+		}
+		switch f.(type) {
+		case *cli.DurationFlag:
+			return "2s"
+		case *cli.IntFlag, *cli.UintFlag, *cli.Int64Flag, *cli.Uint64Flag:
+			return "100"
+		case *cli.Float64Flag:
+			return "1.5"
+		}
+	}
+	return "VALUE"
 }
 
 // usageErr is a mistake on the command line: exit code 2, and a pointer to

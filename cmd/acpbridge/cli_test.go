@@ -56,7 +56,17 @@ func TestCommandLine(t *testing.T) {
 		{"replay without a fixture", []string{"replay"}, 2, "",
 			"acpbridge: replay takes exactly one FIXTURE file (for example fixtures/claude/demo.txtar)\n" + hint("acpbridge replay")},
 		{"replay of a missing fixture", []string{"replay", missing}, 2, "",
-			"\x00acpbridge: loading fixture: open " + missing},
+			"\x00acpbridge: loading fixture: open " + missing + "\x00" + hint("acpbridge replay")},
+		{"acp without a command", []string{"acp"}, 2, "",
+			"acpbridge: acp needs the agent's command line after --, for example: acpbridge acp -- gemini --acp\n" + hint("acpbridge acp")},
+		{"pty with an unknown profile", []string{"pty", "--profile", "nosuch", "--", "true"}, 2, "",
+			"\x00acpbridge: --profile: no built-in profile \"nosuch\"\x00" + hint("acpbridge pty")},
+		{"codex with an unknown mode", []string{"codex", "--mode", "silly"}, 2, "",
+			"acpbridge: --mode \"silly\" is not one of read-only, auto, full-access\n" + hint("acpbridge codex")},
+		{"a flag's bad value, named as typed, with an example", []string{"replay", "--pace", "abc", missing}, 2, "",
+			"acpbridge: --pace \"abc\" is not a valid value (for example --pace 30ms)\n" + hint("acpbridge replay")},
+		{"a flag's bad value, its default as the example", []string{"serve", "--port", "abc", "replay", missing}, 2, "",
+			"acpbridge: --port \"abc\" is not a valid value (for example --port 8765)\n" + hint("acpbridge serve")},
 		{"serve without an adapter", []string{"serve"}, 2, "",
 			"acpbridge: serve needs an adapter to serve (claude, codex, replay, pty, acp, gemini, qwen, opencode, copilot)\n" + hint("acpbridge serve")},
 		{"serve of an unknown adapter", []string{"serve", "bogus"}, 2, "",
@@ -81,7 +91,8 @@ func TestCommandLine(t *testing.T) {
 }
 
 // checkOutput compares got with want: exactly, or, when want starts with
-// NUL, by what it must contain (help text, OS error messages).
+// NUL, by what it must contain (help text, OS error messages) and, after a
+// second NUL, how it must end.
 func checkOutput(t *testing.T, name, got, want string) {
 	t.Helper()
 	switch want {
@@ -99,8 +110,10 @@ func checkOutput(t *testing.T, name, got, want string) {
 		return
 	}
 	if sub, ok := strings.CutPrefix(want, "\x00"); ok {
-		if !strings.Contains(got, sub) || strings.Count(got, "acpbridge:") != 1 {
-			t.Errorf("%s = %q, want one error containing %q", name, got, sub)
+		// "\x00part\x00end": the end too, exactly.
+		sub, end, _ := strings.Cut(sub, "\x00")
+		if !strings.Contains(got, sub) || !strings.HasSuffix(got, end) || strings.Count(got, "acpbridge:") != 1 {
+			t.Errorf("%s = %q, want one error containing %q and ending %q", name, got, sub, end)
 		}
 		return
 	}

@@ -24,7 +24,7 @@ func codexFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		switch o.Mode {
 		case codex.ModeReadOnly, codex.ModeAuto, codex.ModeFullAccess:
 		default:
-			return nil, cli.Exit(fmt.Sprintf("--mode %q is not one of read-only, auto, full-access", o.Mode), 2)
+			return nil, usageError(c, fmt.Sprintf("--mode %q is not one of read-only, auto, full-access", o.Mode))
 		}
 		o.ExtraArgs = c.Args().Slice()
 		o.Logger, o.Trace, o.StopGrace = w.logger, w.trace, w.stopGrace

@@ -34,7 +34,7 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		}
 		p, err := pty.FindProfile(profile, argv[0])
 		if err != nil {
-			return nil, cli.Exit(fmt.Sprintf("--profile: %v", err), 2)
+			return nil, usageError(c, fmt.Sprintf("--profile: %v", err))
 		}
 		o := pty.Options{Command: argv, Cols: cols, Rows: rows, Logger: w.logger, StopGrace: w.stopGrace}
 		if record != "" {

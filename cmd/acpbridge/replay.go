@@ -33,7 +33,7 @@ func replayFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		// The agent script stays on disk: each session streams it.
 		rec, err := recording.Open(c.Args().First())
 		if err != nil {
-			return nil, cli.Exit(fmt.Sprintf("loading fixture: %v", err), 2)
+			return nil, usageError(c, fmt.Sprintf("loading fixture: %v", err))
 		}
 		a, err := replayWith(w, rec, pace)
 		if err != nil {
