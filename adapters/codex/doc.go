@@ -51,7 +51,12 @@
 //     message; logout is account/logout;
 //   - warnings and errors outside a turn are notices (session.notices),
 //     never agent text; the editor's MCP servers and additional
-//     directories are thread/start config overrides.
+//     directories are thread/start config overrides;
+//   - a model request Codex retries (error with willRetry: "Reconnecting...
+//     2/5", or "waiting for network" for ever while there is none) is a
+//     warning notice with the failure as its description, or agent text of
+//     its own paragraph for an editor without notices; a turn Codex gives
+//     up on ends with an error naming the failure's kind and the retries.
 //
 // The app-server is started in the background when the bridge asks for
 // Info (just before it answers initialize), so initialize does not wait

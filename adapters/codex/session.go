@@ -184,6 +184,13 @@ type turn struct {
 	tr  *translator
 	// failure is the last error Codex reported for the turn.
 	failure *codexError
+	// retries counts the model request's retries Codex announced, and
+	// lastRetry is the last (retry.go).
+	retries   int
+	lastRetry *codexError
+	// textOpen: agent text went out since the last notice sent as text,
+	// which then needs a blank line before it.
+	textOpen bool
 	// asking holds the questions (approvals) put to the editor and not yet
 	// answered, by the app-server's request id; answers brings each one's
 	// answer from the goroutine that waits for the editor. Both are used
@@ -314,7 +321,10 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 		}
 		return t.completed(ctx, ev.Turn)
 	case nError:
-		if ev.Error != nil && !ev.WillRetry {
+		switch {
+		case ev.Error != nil && ev.WillRetry:
+			t.retrying(ctx, ev.Error)
+		case ev.Error != nil:
 			t.failure = ev.Error
 		}
 		return "", false, nil
@@ -323,6 +333,7 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 		if err := t.s.client.SessionUpdate(ctx, acp.SessionNotification{SessionID: t.s.ID(), Update: u}); err != nil && ctx.Err() == nil {
 			return "", true, err
 		}
+		t.textOpen = t.textOpen || u.AgentMessageChunk != nil
 	}
 	return "", false, nil
 }
@@ -347,7 +358,7 @@ func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, boo
 			// authenticate and retry (ACP auth-required).
 			return "", true, authRequired(f.Message)
 		}
-		return "", true, fmt.Errorf("codex turn failed: %s", f.Message)
+		return "", true, t.failed(f)
 	}
 	return acp.StopReasonEndTurn, true, nil
 }
