@@ -69,6 +69,12 @@
 // delta for what a command prints before its start settles (its first
 // line or so); that part shows with the completed update.
 //
+// Text deltas: Codex writes each as a line of its own. A dense stream is
+// read a window at a time (window.go, 1 ms), and the deltas of a batch
+// reach the editor as one chunk (turn.gather), the same text no later in a
+// twentieth of the updates; with an in-process stand-in or a replay (no
+// window) each delta stays a chunk of its own.
+//
 // Parsing is split from spawning: conn reads any io.Reader, so tests feed a
 // recorded app-server stream in-process (proc.InProcess).
 //
