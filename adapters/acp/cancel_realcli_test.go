@@ -64,7 +64,14 @@ func TestOpencodeCancelledTurns(t *testing.T) {
 		before := e.noteCount()
 		ans := e.request("session/prompt", prompt(sid, agentenv.SlowPrompt))
 		if tt.streaming {
-			e.waitNote(before, func(f frame) bool { return len(chunks([]frame{f})) > 0 })
+			deadline := time.After(2 * time.Minute)
+			for len(chunks(e.notesSince(before))) == 0 {
+				select {
+				case <-e.noted:
+				case <-deadline:
+					t.Fatal("no text streamed within 2 minutes")
+				}
+			}
 		}
 		e.notify("session/cancel", map[string]any{"sessionId": sid})
 		f := long(ans, "the cancelled prompt")
