@@ -20,14 +20,22 @@ import (
 // provider's failure.
 
 // retrying tells the editor about one retry of the turn's model request.
+// A retry of Codex's WebSocket transport is only logged: Codex tries it
+// first where the provider may offer it, and falls back to HTTP after its
+// retries (a provider without it answers 404), announcing them all the
+// same; the turn then goes on unharmed, and a real failure shows in the
+// HTTP retries that follow.
 func (t *turn) retrying(ctx context.Context, e *codexError) {
+	t.s.a.opts.Logger.Info().Str("retry", e.Message).Str("details", e.Details).Str("kind", string(e.Info)).Msg("codex")
+	if strings.Contains(e.Details, "url: ws://") || strings.Contains(e.Details, "url: wss://") {
+		return
+	}
 	t.retries++
 	t.lastRetry = e
 	n := acp.Notice{Severity: acp.NoticeSeverityWarning, Title: e.Message}
 	if e.Details != "" {
 		n.Description = acp.Ptr(e.Details)
 	}
-	t.s.a.opts.Logger.Info().Str("retry", e.Message).Str("details", e.Details).Msg("codex")
 	t.notify(ctx, n)
 }
 

@@ -19,8 +19,12 @@ import (
 // retryFrames are what Codex 0.169 sends when the provider answers 500 to
 // every request of a turn with stream_max_retries = 2: two announced
 // retries, then the failure (its error notification, then turn/completed
-// failed). Copied from a run against the scripted server.
+// failed), after a retry of its WebSocket transport. Copied from runs
+// against the scripted server.
 var retryFrames = []string{
+	// Codex's WebSocket transport failing over to HTTP (0.169 on its
+	// built-in OpenAI provider): not the provider failing.
+	`{"method":"error","params":{"error":{"message":"Reconnecting... 2/5","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":404}},"additionalDetails":"unexpected status 404 Not Found: Not found: /v1/responses, url: ws://127.0.0.1:44869/v1/responses","misalignment":null},"willRetry":true,"threadId":"thread-1","turnId":"turn-1"}}`,
 	`{"method":"item/agentMessage/delta","params":{"threadId":"thread-1","turnId":"turn-1","itemId":"m1","delta":"Let me"}}`,
 	`{"method":"error","params":{"error":{"message":"Reconnecting... 1/2","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":null}},"additionalDetails":"We’re currently experiencing high demand, which may cause temporary errors.","misalignment":null},"willRetry":true,"threadId":"thread-1","turnId":"turn-1"}}`,
 	`{"method":"error","params":{"error":{"message":"Reconnecting... 2/2","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":null}},"additionalDetails":"We’re currently experiencing high demand, which may cause temporary errors.","misalignment":null},"willRetry":true,"threadId":"thread-1","turnId":"turn-1"}}`,
