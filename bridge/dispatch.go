@@ -64,6 +64,12 @@ func (c *connection) handle(ctx context.Context, req *jsonrpc.Request) (any, err
 		return nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
 			"Invalid request: initialize must be called before "+req.Method, nil)
 	}
+	if req.Method == acp.MethodSessionPrompt {
+		// preempt noted the prompt; begin takes what a cancel read since
+		// left for it.
+		ctx = context.WithValue(ctx, promptKey{}, req.ID)
+		defer c.arrived(req.ID, req.Params)
+	}
 	start := time.Now()
 	res, err := m(c, ctx, req.Params)
 	if err != nil {

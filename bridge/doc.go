@@ -6,7 +6,9 @@
 // initialize before anything else, capability hygiene (nothing is advertised
 // that the adapter cannot do), one turn at a time per session, every update of
 // a turn written before the turn's answer, session/cancel handled ahead of
-// any queue, pending permission requests withdrawn on cancel, and
+// any queue (and applied to a prompt read before it whose turn has not
+// begun), a cancelled turn answered "cancelled" whatever the adapter or the
+// agent returns, pending permission requests withdrawn on cancel, and
 // available_commands_update sent only after the answer that opens a session.
 //
 // Imports go one way: bridge imports bridge/acp and internal/jsonrpc,

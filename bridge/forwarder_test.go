@@ -15,6 +15,8 @@ import (
 // recording the methods it was handed.
 type fwdAdapter struct {
 	*scriptAdapter
+	// prompt, if set, runs each session/prompt (else end_turn at once).
+	prompt    func(ctx context.Context) (json.RawMessage, error)
 	mu        sync.Mutex
 	forwarded []string // guarded by mu; methods, as Forward or Open saw them
 }
@@ -66,8 +68,11 @@ type fwdSession struct {
 
 func (s *fwdSession) ID() acp.SessionID { return s.id }
 
-func (s *fwdSession) Forward(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (s *fwdSession) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	s.a.record(string(s.id) + " " + method)
+	if method == acp.MethodSessionPrompt && s.a.prompt != nil {
+		return s.a.prompt(ctx)
+	}
 	if method == acp.MethodSessionPrompt {
 		return json.RawMessage(`{"stopReason":"end_turn","x-future":"kept"}`), nil
 	}
@@ -204,5 +209,45 @@ func TestRawSessionGetsItsRequests(t *testing.T) {
 		"raw1 _vendor/ping", "_vendor/ping"}
 	if !slices.Equal(a.methods(), want) {
 		t.Errorf("forwarded\n got %q\nwant %q", a.methods(), want)
+	}
+}
+
+// TestRawCancelledTurnAnswersCancelled: an agent that speaks ACP itself and
+// answers a prompt cancelled while it ran with another stop reason
+// (opencode: end_turn) or an error is answered "cancelled", as ACP
+// requires of a cancelled turn; the rest of its answer is kept.
+func TestRawCancelledTurnAnswersCancelled(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		answer string // the agent's answer; empty: an error
+		want   string
+	}{
+		{"end_turn", `{"stopReason":"end_turn","usage":{"inputTokens":3,"outputTokens":1,"totalTokens":4},"_meta":{"k":1}}`,
+			`{"stopReason":"cancelled","usage":{"inputTokens":3,"outputTokens":1,"totalTokens":4},"_meta":{"k":1}}`},
+		{"cancelled", `{"stopReason":"cancelled"}`, `{"stopReason":"cancelled"}`},
+		{"error", "", `{"stopReason":"cancelled"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			started := make(chan struct{}, 1)
+			a := &fwdAdapter{scriptAdapter: &scriptAdapter{}, prompt: func(ctx context.Context) (json.RawMessage, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				if tt.answer == "" {
+					return nil, acp.NewError(-32603, "Internal error: aborted", nil)
+				}
+				return json.RawMessage(tt.answer), nil
+			}}
+			e := startEditor(t, a)
+			e.initialize()
+			e.result(e.call("session/new", map[string]any{"cwd": "/tmp", "mcpServers": []any{}}))
+			id := e.call("session/prompt", map[string]any{"sessionId": "raw1", "prompt": []any{}})
+			<-started
+			e.notify("session/cancel", map[string]any{"sessionId": "raw1"})
+			res, _ := e.result(id)
+			jsonEqual(t, res, tt.want)
+		})
 	}
 }

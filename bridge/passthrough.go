@@ -157,14 +157,30 @@ func (c *connection) promptRaw(ctx context.Context, s *session, params json.RawM
 	}
 	defer s.end(t)
 	raw, err := s.raw.Forward(tctx, acp.MethodSessionPrompt, params)
-	if errors.Is(context.Cause(tctx), errCancelledByClient) && (err != nil || len(raw) == 0) {
+	if errors.Is(context.Cause(tctx), errCancelledByClient) {
 		if err != nil {
 			s.client.log.Debug().Err(err).Msg("turn unwound with an error after session/cancel")
 		}
-		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		return cancelledAnswer(s, raw, err), nil
 	}
 	if err == nil && len(raw) == 0 {
 		return nil, acp.NewError(int(jsonrpc.ErrInternal.Code), "Internal error: the agent ended the turn without an answer", nil)
 	}
 	return rawResult(raw, err)
+}
+
+// cancelledAnswer is the answer to a prompt cancelled while it ran: ACP
+// says it ends "cancelled", and an agent's other stop reason (opencode
+// answers a cancel it got early end_turn) is replaced; the rest of the
+// agent's answer (usage, _meta) is kept.
+func cancelledAnswer(s *session, raw json.RawMessage, err error) any {
+	var m map[string]json.RawMessage
+	if err != nil || json.Unmarshal(raw, &m) != nil || m == nil {
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}
+	}
+	if r := string(m["stopReason"]); r != `"cancelled"` {
+		s.client.log.Debug().Str("stop_reason", string(m["stopReason"])).Msg("the agent ended a cancelled turn otherwise; answered cancelled")
+	}
+	m["stopReason"] = json.RawMessage(`"cancelled"`)
+	return m
 }

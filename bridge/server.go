@@ -193,9 +193,17 @@ func (s *Server) newConnection(log zerolog.Logger) *connection {
 }
 
 // preempt handles session/cancel in the read loop, ahead of any queued work,
-// so a cancel can never wait behind the prompt it cancels. It must not block.
+// so a cancel can never wait behind the prompt it cancels. It also notes
+// each session/prompt as it is read, so that a cancel read after it cancels
+// it even if its goroutine has not begun the turn yet. It must not block.
 func (c *connection) preempt(ctx context.Context, req *jsonrpc.Request) bool {
 	<-c.ready // closed right after NewConn returns: a wait of microseconds at most
+	if req.Method == acp.MethodSessionPrompt && req.IsCall() {
+		if s := c.session(sessionIDOf(req.Params)); s != nil {
+			s.arrive(req.ID)
+		}
+		return false
+	}
 	if req.Method != acp.MethodSessionCancel || req.IsCall() {
 		return false
 	}
@@ -205,7 +213,7 @@ func (c *connection) preempt(ctx context.Context, req *jsonrpc.Request) bool {
 		return true
 	}
 	if s := c.session(n.SessionID); s != nil {
-		if s.cancelBy(req.Params) == nil {
+		if _, idle := s.cancelBy(req.Params); idle {
 			s.cancelIdle(ctx, req.Params)
 		}
 	} else {

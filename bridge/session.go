@@ -21,31 +21,49 @@ type session struct {
 
 	mu   sync.Mutex
 	turn *turn // guarded by mu; nil when idle
+	// arriving holds the session/prompt calls read for this session whose
+	// turn has not begun, by request id, each with the cause of a
+	// session/cancel read after it (nil for none): the read loop reads a
+	// cancel right behind its prompt before the prompt's goroutine begins
+	// the turn, which must still end cancelled. Guarded by mu.
+	arriving map[jsonrpc.ID]error
 }
 
 // cancel ends the running turn, if any, and withdraws the session's pending
 // permission requests (ACP session/cancel). It never blocks. It returns the
 // turn it cancelled, or nil.
 func (s *session) cancel() *turn {
-	return s.cancelBy(nil)
+	t, _ := s.cancelBy(nil)
+	return t
 }
 
 // cancelBy is cancel for the editor's session/cancel, whose params (when
 // given) ride in the turn's cancel cause as *acp.CancelCause: an agent that
-// speaks ACP itself is sent them unchanged, _meta included.
-func (s *session) cancelBy(params json.RawMessage) *turn {
+// speaks ACP itself is sent them unchanged, _meta included. It cancels the
+// prompts read before it whose turns have not begun as well (arriving);
+// idle reports that there was nothing to cancel, neither a turn nor such a
+// prompt.
+func (s *session) cancelBy(params json.RawMessage) (t *turn, idle bool) {
+	cause := errCancelledByClient
+	if params != nil {
+		cause = fmt.Errorf("%w: %w", errCancelledByClient, &acp.CancelCause{Params: append(json.RawMessage(nil), params...)})
+	}
 	s.mu.Lock()
-	t := s.turn
+	t = s.turn
+	// The prompts read before this cancel and not begun yet are cancelled
+	// too: begin starts their turns cancelled.
+	for id, c := range s.arriving {
+		if c == nil {
+			s.arriving[id] = cause
+		}
+	}
+	early := len(s.arriving) > 0
 	s.mu.Unlock()
 	if t != nil {
-		cause := errCancelledByClient
-		if params != nil {
-			cause = fmt.Errorf("%w: %w", errCancelledByClient, &acp.CancelCause{Params: append(json.RawMessage(nil), params...)})
-		}
 		t.cancel(cause)
 	}
 	s.client.withdrawPermissions()
-	return t
+	return t, t == nil && !early
 }
 
 // cancelIdle passes a session/cancel that found no turn running to an
@@ -336,4 +354,27 @@ func (s *session) running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.turn != nil
+}
+
+// arrive records a session/prompt call the read loop has read (see
+// arriving); a request id already there (reused while in flight, which the
+// connection refuses) keeps its entry.
+func (s *session) arrive(id jsonrpc.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.arriving[id]; ok {
+		return
+	}
+	if s.arriving == nil {
+		s.arriving = map[jsonrpc.ID]error{}
+	}
+	s.arriving[id] = nil
+}
+
+// arrived forgets a prompt recorded by arrive whose handler has ended,
+// whether or not it began a turn.
+func (s *session) arrived(id jsonrpc.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.arriving, id)
 }

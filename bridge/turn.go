@@ -64,10 +64,21 @@ func (c *connection) prompt(ctx context.Context, params json.RawMessage) (any, e
 	return acp.PromptResponse{StopReason: stop}, nil
 }
 
-// begin starts a turn, or refuses when one is running.
+// promptKey is the context key of a session/prompt's request id (a
+// jsonrpc.ID), set by handle for begin.
+type promptKey struct{}
+
+// begin starts a turn, or refuses when one is running. A session/cancel
+// read after the prompt, before this, starts the turn cancelled (see
+// session.arriving).
 func (s *session) begin(ctx context.Context) (context.Context, *turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var early error
+	if id, ok := ctx.Value(promptKey{}).(jsonrpc.ID); ok {
+		early = s.arriving[id]
+		delete(s.arriving, id)
+	}
 	if s.turn != nil {
 		return nil, nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
 			"Invalid request: a turn is already running in session "+string(s.id)+
@@ -76,7 +87,17 @@ func (s *session) begin(ctx context.Context) (context.Context, *turn, error) {
 	tctx, cancel := context.WithCancelCause(ctx)
 	t := &turn{cancel: cancel, done: make(chan struct{})}
 	s.turn = t
+	if early != nil {
+		cancel(early)
+	}
 	return tctx, t, nil
+}
+
+// arrived forgets the prompt preempt noted, once its handler has ended.
+func (c *connection) arrived(id jsonrpc.ID, params json.RawMessage) {
+	if s := c.session(sessionIDOf(params)); s != nil {
+		s.arrived(id)
+	}
 }
 
 func (s *session) end(t *turn) {

@@ -3,7 +3,9 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
@@ -156,4 +158,72 @@ func TestCancelRequestAnswersMinus32800(t *testing.T) {
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestCancelRightAfterPromptCancelsIt: a session/cancel the editor sends
+// right behind its session/prompt cancels that prompt, though the cancel
+// is handled in the read loop and the prompt on a goroutine that may not
+// have begun its turn yet. The prompt is answered cancelled, and its turn
+// sees a cancelled ctx from its start. A request after the cancel (whose
+// answer says the read loop is past it) lets an uncancelled turn end
+// end_turn, which it must not. Each round races the prompt's goroutine
+// against the read loop anew.
+func TestCancelRightAfterPromptCancelsIt(t *testing.T) {
+	// release, closed once the round's cancel has been read, ends an
+	// uncancelled turn; each round has its own.
+	var mu sync.Mutex
+	release := make(chan struct{})
+	e := startEditor(t, &scriptAdapter{turn: func(ctx context.Context, s *scriptSession, _ acp.PromptRequest) (acp.StopReason, error) {
+		mu.Lock()
+		r := release
+		mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return acp.StopReasonCancelled, nil
+		case <-r:
+			return acp.StopReasonEndTurn, nil
+		}
+	}})
+	e.initialize()
+	sid := e.newSession()
+	for round := range 20 {
+		pid, probe := e.nextID+1, e.nextID+2
+		e.nextID += 2
+		lines := []string{
+			jsonOf(map[string]any{"jsonrpc": "2.0", "id": pid, "method": "session/prompt", "params": prompt(sid)}),
+			jsonOf(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}}),
+			jsonOf(map[string]any{"jsonrpc": "2.0", "id": probe, "method": "_probe/nothing", "params": map[string]any{}}),
+		}
+		for _, l := range lines {
+			e.check.ClientFrame([]byte(l))
+		}
+		if _, err := io.WriteString(e.w, strings.Join(lines, "\n")+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		var stop any
+		for got := 0; got < 2; {
+			m := e.next()
+			switch {
+			case m["method"] != nil:
+				continue
+			case m["id"] == float64(probe):
+				mu.Lock()
+				close(release)
+				mu.Unlock()
+			case m["id"] == float64(pid):
+				if m["result"] != nil {
+					stop = m["result"].(map[string]any)["stopReason"]
+				} else {
+					stop = m["error"]
+				}
+			}
+			got++
+		}
+		if stop != "cancelled" {
+			t.Fatalf("round %d: the prompt cancelled right behind it answered %v, want stopReason cancelled", round, stop)
+		}
+		mu.Lock()
+		release = make(chan struct{})
+		mu.Unlock()
+	}
 }

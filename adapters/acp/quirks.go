@@ -127,14 +127,17 @@ func updateKind(params []byte) []byte {
 
 // zeroUsage drops the usage of a cancelled prompt answer when every count
 // in it is zero: opencode reports that for a cancelled turn, and clients
-// that show usage would reset their display to nothing. The byte tests keep
-// the decode off ordinary answers.
-func zeroUsage(res json.RawMessage) json.RawMessage {
-	if !bytes.Contains(res, []byte(`"usage"`)) || !bytes.Contains(res, []byte(`"cancelled"`)) {
+// that show usage would reset their display to nothing. A turn is
+// cancelled when the answer says so or when the editor cancelled it
+// (cancelled): opencode answers a cancel that comes early end_turn, which
+// the bridge answers "cancelled". The byte tests keep the decode off
+// ordinary answers.
+func zeroUsage(res json.RawMessage, cancelled bool) json.RawMessage {
+	if !bytes.Contains(res, []byte(`"usage"`)) || !cancelled && !bytes.Contains(res, []byte(`"cancelled"`)) {
 		return res
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(res, &m) != nil || string(m["stopReason"]) != `"cancelled"` {
+	if json.Unmarshal(res, &m) != nil || !cancelled && string(m["stopReason"]) != `"cancelled"` {
 		return res
 	}
 	var usage map[string]json.Number

@@ -244,6 +244,27 @@ func TestCancelledTurnDropsZeroUsage(t *testing.T) {
 	}
 }
 
+// TestCancelledTurnAnswersCancelled: an agent that answers a cancelled
+// turn end_turn with usage all zeros (opencode, when the cancel comes
+// early) is answered "cancelled" without the usage, as ACP requires and
+// the README promises.
+func TestCancelledTurnAnswersCancelled(t *testing.T) {
+	t.Parallel()
+	e := start(t, options{})
+	sid := e.open(nil)
+	before := e.noteCount()
+	ans := e.request("session/prompt", prompt(sid, "endcancel"))
+	e.waitNote(before, func(f frame) bool { return len(chunks([]frame{f})) == 1 })
+	e.notify("session/cancel", map[string]any{"sessionId": sid})
+	f := e.await(ans, "the cancelled prompt")
+	if got := stopReason(t, f); got != "cancelled" {
+		t.Fatalf("stopReason %q, want cancelled", got)
+	}
+	if strings.Contains(string(f.Result), "usage") {
+		t.Errorf("answer %s still carries the zero usage", f.Result)
+	}
+}
+
 // TestCancelReachesAgentUnchanged: the editor's session/cancel reaches the
 // agent with its params as sent, _meta and unknown fields included.
 func TestCancelReachesAgentUnchanged(t *testing.T) {

@@ -143,7 +143,7 @@ func (s *session) Forward(ctx context.Context, method string, params json.RawMes
 	if method == acp.MethodSessionPrompt {
 		res, err := s.prompt(ctx, c, params)
 		s.rc.settle(context.WithoutCancel(ctx), s.id)
-		return zeroUsage(res), err
+		return zeroUsage(res, ctx.Err() != nil), err
 	}
 	if res, handled, err := s.rc.cfg.forward(ctx, c, s.id, method, params); handled {
 		return res, err

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/tidwall/gjson"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 	"github.com/acpbridge/acpbridge/bridge/acp"
@@ -54,6 +54,14 @@ type Options struct {
 	SpareCwd string
 	// NoSpare turns spare threads off: every session/new starts its own.
 	NoSpare bool
+	// ReadWindow lets a dense stream of the app-server's output gather
+	// between reads, up to this long, so that its text deltas reach the
+	// editor a batch at a time (see readWindow). Zero means
+	// DefaultReadWindow with the default Launch (a real app-server on a
+	// pipe) and none with another (an in-process stand-in writes in one
+	// go anyway, and a replay under testing/synctest must not sleep);
+	// negative reads every line as it comes.
+	ReadWindow time.Duration
 }
 
 // Adapter serves ACP sessions from one `codex app-server`. Its methods are
@@ -136,6 +144,9 @@ func New(opts Options) *Adapter {
 	}
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second
+	}
+	if opts.ReadWindow == 0 && lookPath {
+		opts.ReadWindow = DefaultReadWindow
 	}
 	if opts.SpareCwd == "" {
 		opts.SpareCwd, _ = os.Getwd()
@@ -228,7 +239,7 @@ func (a *Adapter) start(ctx context.Context) (*appServer, error) {
 		return nil, err
 	}
 	srv := &appServer{p: p, gen: gen, name: a.opts.Path}
-	srv.c = newConn(p.Stdout(), p.Stdin(), func(m *message) { a.route(srv, m) }, a.opts.Trace)
+	srv.c = newConn(windowed(p.Stdout(), a.opts.ReadWindow), p.Stdin(), func(m *message) { a.route(srv, m) }, a.opts.Trace)
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
@@ -265,10 +276,12 @@ func tail(p proc.Process) string {
 // route hands a message from the app-server to the session whose thread it
 // concerns. It runs on the reader goroutine and never blocks.
 func (a *Adapter) route(srv *appServer, m *message) {
-	var ref struct {
-		ThreadID string `json:"threadId"`
+	// gjson, not a decode: this runs for every line, a streamed delta
+	// included, and the engine has checked the JSON already.
+	var ref struct{ ThreadID string }
+	if t := gjson.GetBytes(m.Params, "threadId"); t.Type == gjson.String {
+		ref.ThreadID = t.Str
 	}
-	_ = json.Unmarshal(m.Params, &ref)
 	a.mu.Lock()
 	var q *queue
 	if s := a.sessions[ref.ThreadID]; s != nil {

@@ -51,7 +51,12 @@
 //     message; logout is account/logout;
 //   - warnings and errors outside a turn are notices (session.notices),
 //     never agent text; the editor's MCP servers and additional
-//     directories are thread/start config overrides.
+//     directories are thread/start config overrides;
+//   - a model request Codex retries (error with willRetry: "Reconnecting...
+//     2/5", or "waiting for network" for ever while there is none) is a
+//     warning notice with the failure as its description, or agent text of
+//     its own paragraph for an editor without notices; a turn Codex gives
+//     up on ends with an error naming the failure's kind and the retries.
 //
 // The app-server is started in the background when the bridge asks for
 // Info (just before it answers initialize), so initialize does not wait
@@ -63,6 +68,12 @@
 // tool_call_update content while the command runs. Codex 0.169 sends no
 // delta for what a command prints before its start settles (its first
 // line or so); that part shows with the completed update.
+//
+// Text deltas: Codex writes each as a line of its own. A dense stream is
+// read a window at a time (window.go, 1 ms), and the deltas of a batch
+// reach the editor as one chunk (turn.gather), the same text no later in a
+// twentieth of the updates; with an in-process stand-in or a replay (no
+// window) each delta stays a chunk of its own.
 //
 // Parsing is split from spawning: conn reads any io.Reader, so tests feed a
 // recorded app-server stream in-process (proc.InProcess).

@@ -113,10 +113,12 @@ type turnInfo struct {
 	Error  *codexError `json:"error"`
 }
 
-// codexError is a TurnError: Codex's message and what caused it.
+// codexError is a TurnError: Codex's message, what caused it, and for a
+// retry the failure being retried (additionalDetails).
 type codexError struct {
 	Message string          `json:"message"`
 	Info    json.RawMessage `json:"codexErrorInfo"`
+	Details string          `json:"additionalDetails"`
 }
 
 type turnResult struct {

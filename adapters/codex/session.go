@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
@@ -184,6 +186,17 @@ type turn struct {
 	tr  *translator
 	// failure is the last error Codex reported for the turn.
 	failure *codexError
+	// retries counts the model request's retries Codex announced, and
+	// lastRetry is the last (retry.go).
+	retries   int
+	lastRetry *codexError
+	// textOpen: agent text went out since the last notice sent as text,
+	// which then needs a blank line before it.
+	textOpen bool
+	// pending is the streamed text (thought: reasoning) gathered from the
+	// deltas of one batch, not sent yet (see gather).
+	pending strings.Builder
+	thought bool
 	// asking holds the questions (approvals) put to the editor and not yet
 	// answered, by the app-server's request id; answers brings each one's
 	// answer from the goroutine that waits for the editor. Both are used
@@ -217,20 +230,16 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 	}()
 	done := ctx.Done()
 	for {
-		for _, m := range t.s.q.take() {
-			if stop, end, err := t.handle(ctx, m); end {
-				return stop, err
-			}
+		if stop, end, err := t.batch(ctx); end {
+			return stop, err
 		}
 		select {
 		case <-t.s.q.signal:
 		case a := <-t.answers:
 			t.answered(a)
 		case <-t.srv.c.Done():
-			for _, m := range t.s.q.take() {
-				if stop, end, err := t.handle(ctx, m); end {
-					return stop, err
-				}
+			if stop, end, err := t.batch(ctx); end {
+				return stop, err
 			}
 			if interrupted != nil {
 				return acp.StopReasonCancelled, nil
@@ -283,19 +292,48 @@ func (t *turn) crashed() error {
 	return fmt.Errorf("codex app-server ended during the turn: %w; the next prompt starts it again", werr)
 }
 
+// batch processes what the app-server has said about the thread since the
+// last batch, and then sends the text gathered from it.
+func (t *turn) batch(ctx context.Context) (stop acp.StopReason, end bool, err error) {
+	for _, m := range t.s.q.take() {
+		if stop, end, err := t.handle(ctx, m); end {
+			return stop, end, err
+		}
+	}
+	if err := t.flush(ctx); err != nil {
+		return "", true, err
+	}
+	return "", false, nil
+}
+
 // handle processes one message about the session's thread. end reports the
 // end of the turn, with its stop reason or error.
 func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end bool, err error) {
+	if len(m.ID) == 0 && (m.Method == nAgentDelta || m.Method == nReasoningDelta || m.Method == nSummaryDelta) {
+		// The stream's bulk: read with gjson rather than decoded (the
+		// engine has checked the JSON).
+		f := gjson.GetManyBytes(m.Params, "turnId", "delta")
+		if f[0].Str == t.id && f[1].Type == gjson.String {
+			if err := t.gather(ctx, f[1].Str, m.Method != nAgentDelta); err != nil {
+				return "", true, err
+			}
+			return "", false, nil
+		}
+	}
 	var ev event
 	if err := lenient(json.Unmarshal(m.Params, &ev)); err != nil {
 		return "", false, nil
 	}
+	if len(m.ID) == 0 && ev.TurnID != "" && ev.TurnID != t.id {
+		return "", false, nil // an earlier turn's stragglers
+	}
+	// What comes next follows the text gathered so far.
+	if err := t.flush(ctx); err != nil {
+		return "", true, err
+	}
 	if len(m.ID) > 0 {
 		t.request(ctx, m, &ev)
 		return "", false, nil
-	}
-	if ev.TurnID != "" && ev.TurnID != t.id {
-		return "", false, nil // an earlier turn's stragglers
 	}
 	if n := noticeOf(m.Method, m.Params); n != nil {
 		t.s.a.opts.Logger.Info().Str("notice", n.Title).Msg("codex")
@@ -314,7 +352,10 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 		}
 		return t.completed(ctx, ev.Turn)
 	case nError:
-		if ev.Error != nil && !ev.WillRetry {
+		switch {
+		case ev.Error != nil && ev.WillRetry:
+			t.retrying(ctx, ev.Error)
+		case ev.Error != nil:
 			t.failure = ev.Error
 		}
 		return "", false, nil
@@ -323,8 +364,51 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 		if err := t.s.client.SessionUpdate(ctx, acp.SessionNotification{SessionID: t.s.ID(), Update: u}); err != nil && ctx.Err() == nil {
 			return "", true, err
 		}
+		t.textOpen = t.textOpen || u.AgentMessageChunk != nil
 	}
 	return "", false, nil
+}
+
+// gather adds a text or reasoning delta to the pending chunk. The deltas
+// of one batch (what the app-server wrote while the turn was busy, or
+// within a read window: see readWindow) thus reach the editor as one
+// chunk, the same text no later, in a fraction of the updates: a fast
+// stream writes a delta a few microseconds apart, each of which would
+// otherwise cost the bridge an encoding and a write, and the editor a
+// wake-up and a parse. The pending chunk goes out before anything else
+// and at the end of the batch.
+func (t *turn) gather(ctx context.Context, delta string, thought bool) error {
+	if t.pending.Len() > 0 && thought != t.thought {
+		if err := t.flush(ctx); err != nil {
+			return err
+		}
+	}
+	t.thought = thought
+	t.pending.WriteString(delta)
+	if t.s.a.opts.ReadWindow <= 0 {
+		// Without a read window (an in-process stand-in, a replay) every
+		// delta is a chunk of its own, as the recording has it: what a
+		// batch holds would depend on scheduling.
+		return t.flush(ctx)
+	}
+	return nil
+}
+
+// flush sends the pending chunk, if any. An editor that cannot be written
+// to ends the turn, unless the turn is ending anyway.
+func (t *turn) flush(ctx context.Context) error {
+	if t.pending.Len() == 0 {
+		return nil
+	}
+	text := t.pending.String()
+	t.pending.Reset()
+	for _, u := range chunk(text, t.thought) {
+		if err := t.s.client.SessionUpdate(ctx, acp.SessionNotification{SessionID: t.s.ID(), Update: u}); err != nil && ctx.Err() == nil {
+			return err
+		}
+	}
+	t.textOpen = t.textOpen || !t.thought
+	return nil
 }
 
 func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, bool, error) {
@@ -347,7 +431,7 @@ func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, boo
 			// authenticate and retry (ACP auth-required).
 			return "", true, authRequired(f.Message)
 		}
-		return "", true, fmt.Errorf("codex turn failed: %s", f.Message)
+		return "", true, t.failed(f)
 	}
 	return acp.StopReasonEndTurn, true, nil
 }

@@ -5,12 +5,14 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,7 +39,9 @@ const codexDeltas = 20000
 //	the cold path (from sending session/new or thread/start to the first
 //	agent text of a prompt sent at its answer), then a second prompt
 //	streaming codexDeltas text deltas (from sending it to the end of the
-//	turn: the prompt's answer, or turn/completed), then a second
+//	turn as a client sees it: reading and decoding every line, as a
+//	client must, until it has the prompt's answer, or turn/completed,
+//	and the whole answer's text), then a second
 //	session/new or thread/start in the now warm process (new2), then the
 //	peak RSS of the subject's own process (the adapter's, not the
 //	app-server's).
@@ -48,13 +52,24 @@ const codexDeltas = 20000
 // start-to-chunk-ms (initialize plus the cold path: from the first byte
 // sent to the first agent text) and new2-ms compare like with like.
 //
-// Reported: the medians per subject (bridge-*, peer-*, raw-*: init-ms,
-// new-ms, cold-ms, turn-ms, new2-ms, setup-ms, start-to-chunk-ms, rss-MB),
-// cold-ms-over-raw (acpbridge cold path minus the raw one) and
-// start-to-chunk-ms-over-raw, turn-ratio-vs-raw, the init,
+// The streaming turn used to be timed by scanning lines for a marker,
+// without decoding them: the client's own cost per frame (20,000 frames
+// from either subject) was left out, though on a machine of two cores a
+// real client's parsing competes with Codex and the adapter for the same
+// CPU, and whether the text had all arrived was not checked.
+//
+// Reported: the medians per subject (bridge-*, base-*, peer-*, raw-*:
+// init-ms, new-ms, cold-ms, turn-ms, new2-ms, setup-ms, start-to-chunk-ms,
+// rss-MB; for the streaming turn the frames the client read and the CPU
+// the subject, the adapter alone and this process, client and model
+// server, used), cold-ms-over-raw (acpbridge cold path minus the raw one)
+// and start-to-chunk-ms-over-raw, turn-ratio-vs-raw (of the medians) and
+// *-turn-ratio-vs-raw-paired (the median of each round's ratio: the
+// machine's noise swings a turn by half between rounds), the init,
 // new, new2 and setup -ratio-vs-codex-peer and rss-ratio-vs-peer. Without
 // node or the installed peer, the peer is left out (make bench-codex
-// installs it).
+// installs it). CODEX_BASELINE names another acpbridge binary (an earlier
+// build) to measure as "base" beside this one.
 func BenchmarkCodex(b *testing.B) {
 	skipUnderRace(b)
 	bin := codexenv.Require(b)
@@ -76,6 +91,13 @@ func BenchmarkCodex(b *testing.B) {
 		}},
 		{"raw", func() codexSample { return codexRawSample(b, bin, url) }},
 	}
+	if base := os.Getenv("CODEX_BASELINE"); base != "" {
+		// Another acpbridge binary (an earlier build, say), measured
+		// beside this one.
+		subjects = append(subjects, subject{"base", func() codexSample {
+			return codexACPSample(b, bin, url, []string{base, "codex", "--codex-path", bin}, nil)
+		}})
+	}
 	if node, peer := codexPeer(); peer != "" {
 		subjects = append(subjects, subject{"peer", func() codexSample {
 			return codexACPSample(b, bin, url, []string{node, peer}, []string{"CODEX_PATH=" + bin})
@@ -88,7 +110,10 @@ func BenchmarkCodex(b *testing.B) {
 	for b.Loop() {
 		for i := range subjects {
 			subj := subjects[(i+round)%len(subjects)]
-			samples[subj.name] = append(samples[subj.name], subj.sample())
+			smp := subj.sample()
+			b.Logf("round %d %s: turn %v, %d frames, cpu %v (adapter %v), client cpu %v", round, subj.name, smp.turn.Round(time.Millisecond), smp.frames,
+				smp.cpu, smp.adapterCPU, smp.clientCPU.Round(time.Millisecond))
+			samples[subj.name] = append(samples[subj.name], smp)
 		}
 		round++
 	}
@@ -128,9 +153,13 @@ func reportCodex(b *testing.B, samples map[string][]codexSample) {
 		{"setup-ms", func(s codexSample) float64 { return ms(s.init + s.new) }},
 		{"start-to-chunk-ms", func(s codexSample) float64 { return ms(s.init + s.cold) }},
 		{"rss-MB", func(s codexSample) float64 { return float64(s.rss) / (1 << 20) }},
+		{"turn-frames", func(s codexSample) float64 { return float64(s.frames) }},
+		{"turn-cpu-ms", func(s codexSample) float64 { return ms(s.cpu) }},
+		{"turn-client-cpu-ms", func(s codexSample) float64 { return ms(s.clientCPU) }},
+		{"turn-adapter-cpu-ms", func(s codexSample) float64 { return ms(s.adapterCPU) }},
 	}
 	fig := map[string]map[string]float64{}
-	for _, name := range []string{"bridge", "peer", "raw"} {
+	for _, name := range []string{"bridge", "base", "peer", "raw"} {
 		ss := samples[name]
 		if len(ss) == 0 {
 			continue
@@ -149,6 +178,26 @@ func reportCodex(b *testing.B, samples map[string][]codexSample) {
 	b.ReportMetric(br["cold-ms"]-raw["cold-ms"], "cold-ms-over-raw")
 	b.ReportMetric(br["start-to-chunk-ms"]-raw["start-to-chunk-ms"], "start-to-chunk-ms-over-raw")
 	b.ReportMetric(br["turn-ms"]/raw["turn-ms"], "turn-ratio-vs-raw")
+	// The same per round, then the median: a round's subjects run one
+	// after the other, so they share its share of the machine's noise.
+	for _, name := range []string{"bridge", "base", "peer"} {
+		ss, rs := samples[name], samples["raw"]
+		if len(ss) == 0 || len(ss) != len(rs) {
+			continue
+		}
+		r := make([]float64, len(ss))
+		for i := range ss {
+			r[i] = float64(ss[i].turn) / float64(rs[i].turn)
+		}
+		slices.Sort(r)
+		b.ReportMetric(r[len(r)/2], name+"-turn-ratio-vs-raw-paired")
+	}
+	if base, ok := fig["base"]; ok {
+		b.ReportMetric(base["turn-ms"]/raw["turn-ms"], "base-turn-ratio-vs-raw")
+	}
+	if peer, ok := fig["peer"]; ok {
+		b.ReportMetric(peer["turn-ms"]/raw["turn-ms"], "peer-turn-ratio-vs-raw")
+	}
 	if peer, ok := fig["peer"]; ok {
 		b.ReportMetric(br["init-ms"]/peer["init-ms"], "init-ratio-vs-codex-peer")
 		b.ReportMetric(br["new-ms"]/peer["new-ms"], "new-ratio-vs-codex-peer")
@@ -161,6 +210,128 @@ func reportCodex(b *testing.B, samples map[string][]codexSample) {
 type codexSample struct {
 	init, new, cold, turn, new2 time.Duration
 	rss                         int64
+	// frames and text are what the client read during the streaming
+	// turn: lines, and bytes of agent text.
+	frames, text int
+	// cpu is the CPU time the subject (the adapter and its app-server;
+	// the raw app-server alone) used during the streaming turn, adapterCPU
+	// the adapter's own share, clientCPU this process's (the client and
+	// the model server).
+	cpu, adapterCPU, clientCPU time.Duration
+}
+
+// treeCPU is the CPU time (user and system) used so far by pid and the
+// processes it started (their own groups included: the adapters start
+// their agent in one of its own), as /proc has them; zero without it.
+func treeCPU(pid int) time.Duration {
+	type stat struct{ ppid, ticks int64 }
+	all := map[int64]stat{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		id, err := strconv.ParseInt(e.Name(), 10, 64)
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		// After the command (which may hold spaces): state ppid pgrp
+		// ...; utime and stime are the 14th and 15th fields.
+		i := bytes.LastIndexByte(b, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		ppid, _ := strconv.ParseInt(f[1], 10, 64)
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		all[id] = stat{ppid, u + st}
+	}
+	var ticks int64
+	for id, st := range all {
+		for a := id; a > 1; a = all[a].ppid {
+			if a == int64(pid) {
+				ticks += st.ticks
+				break
+			}
+			if _, ok := all[a]; !ok {
+				break
+			}
+		}
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
+}
+
+// ownCPU is the CPU time pid itself has used so far.
+func ownCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := bytes.LastIndexByte(b, ')')
+	if err != nil || i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * time.Second / 100
+}
+
+// selfCPU is the CPU time this process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// clientFrame is any JSON-RPC message, as a client decodes it.
+type clientFrame struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+func decodeFrame(tb testing.TB, data []byte, v any) {
+	if err := json.Unmarshal(data, v); err != nil {
+		tb.Fatalf("decoding %.200s: %v", data, err)
+	}
+}
+
+// collect reads as a client does, decoding every line, until end says the
+// turn is over; text returns each frame's agent text. It returns how many
+// lines it read and how many bytes of text they carried, and fails unless
+// that is the whole streamed answer: a turn counts once the client has it
+// all.
+func (c *lineConn) collect(tb testing.TB, text func(*clientFrame) (string, bool)) (frames, n int) {
+	for {
+		line, err := c.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			var more []byte
+			more, err = c.r.ReadBytes('\n')
+			line = append(append([]byte{}, line...), more...)
+		}
+		if err != nil {
+			tb.Fatalf("reading: %v (after %d lines, %d bytes of text)", err, frames, n)
+		}
+		frames++
+		var f clientFrame
+		decodeFrame(tb, line, &f)
+		t, end := text(&f)
+		n += len(t)
+		if end {
+			break
+		}
+	}
+	if want := 2 * codexDeltas; n != want {
+		tb.Fatalf("the client got %d bytes of agent text by the end of the turn, want %d", n, want)
+	}
+	return frames, n
 }
 
 // lineConn is a minimal newline-JSON peer over a child's stdio: it sends
@@ -254,9 +425,27 @@ func codexACPSample(tb testing.TB, bin, url string, argv, extraEnv []string) cod
 	s.cold = time.Since(t0)
 	c.await(tb, `"id":3`, `"stopReason"`)
 	t0 = time.Now()
+	cpu0, own0, self0 := treeCPU(proc.Cmd.Process.Pid), ownCPU(proc.Cmd.Process.Pid), selfCPU()
 	c.send(tb, fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"stream"}]}}`, sid))
-	c.await(tb, `"id":4`, `"stopReason"`)
+	s.frames, s.text = c.collect(tb, func(f *clientFrame) (string, bool) {
+		if f.Method == "session/update" {
+			var p struct {
+				Update struct {
+					Kind    string `json:"sessionUpdate"`
+					Content struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				} `json:"update"`
+			}
+			decodeFrame(tb, f.Params, &p)
+			if p.Update.Kind == "agent_message_chunk" {
+				return p.Update.Content.Text, false
+			}
+		}
+		return "", string(f.ID) == "4" && f.Method == ""
+	})
 	s.turn = time.Since(t0)
+	s.cpu, s.adapterCPU, s.clientCPU = treeCPU(proc.Cmd.Process.Pid)-cpu0, ownCPU(proc.Cmd.Process.Pid)-own0, selfCPU()-self0
 	t0 = time.Now()
 	c.send(tb, fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, env.Dir))
 	c.await(tb, `"id":5`, `"result"`)
@@ -290,9 +479,20 @@ func codexRawSample(tb testing.TB, bin, url string) codexSample {
 	s.cold = time.Since(t0)
 	c.await(tb, `turn/completed`)
 	t0 = time.Now()
+	cpu0, self0 := treeCPU(proc.Cmd.Process.Pid), selfCPU()
 	c.send(tb, fmt.Sprintf(`{"id":4,"method":"turn/start","params":{"threadId":%q,"input":[{"type":"text","text":"stream","text_elements":[]}]}}`, tid))
-	c.await(tb, `turn/completed`)
+	s.frames, s.text = c.collect(tb, func(f *clientFrame) (string, bool) {
+		if f.Method == "item/agentMessage/delta" {
+			var p struct {
+				Delta string `json:"delta"`
+			}
+			decodeFrame(tb, f.Params, &p)
+			return p.Delta, false
+		}
+		return "", f.Method == "turn/completed"
+	})
 	s.turn = time.Since(t0)
+	s.cpu, s.clientCPU = treeCPU(proc.Cmd.Process.Pid)-cpu0, selfCPU()-self0
 	t0 = time.Now()
 	c.send(tb, fmt.Sprintf(`{"id":5,"method":"thread/start","params":{"cwd":%q}}`, env.Dir))
 	c.await(tb, `"id":5`, `"result"`)
