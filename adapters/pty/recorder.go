@@ -223,10 +223,17 @@ func (c *recClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 }
 
 func (c *recClient) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	if ch := n.Update.AgentMessageChunk; ch != nil && ch.Content.Text != nil {
+	switch u := n.Update; {
+	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		c.rec.mu.Lock()
-		c.rec.reply.WriteString(ch.Content.Text.Text)
+		c.rec.reply.WriteString(u.AgentMessageChunk.Content.Text.Text)
 		c.rec.mu.Unlock()
+	case u.ToolCall != nil || u.ToolCallUpdate != nil:
+		// A dialog's tool call: after the text before it.
+		c.rec.flushReply()
+		wn := n
+		wn.SessionID = recordedSession
+		c.rec.wantMessage(map[string]any{"method": acp.MethodSessionUpdate, "params": wn})
 	}
 	return c.Client.SessionUpdate(ctx, n)
 }
@@ -325,8 +332,8 @@ func (rec *sessionRecording) save() error {
 	comment += "\n\"> \" steps are what the agent wrote on its terminal, \"< \" steps what the\n" +
 		"bridge typed; t_ms is the time since the previous step. Machine values\n" +
 		"(directories, user, host, dates, times) are replaced by fixed ones. The\n" +
-		"want section joins the reply text of each turn (or up to a permission\n" +
-		"request) into one chunk: how a screen is cut into chunks is timing.\n"
+		"want section joins the reply text of each turn (or up to a tool call)\n" +
+		"into one chunk: how a screen is cut into chunks is timing.\n"
 	f := &recording.File{Comment: comment, Sections: []recording.Section{
 		{Name: recording.SectionMeta, Data: []byte(meta)},
 		{Name: recording.SectionAgent, Data: recording.FormatScript(script)},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -161,10 +160,11 @@ type turn struct {
 	since     time.Time // when the prompt was typed
 	busy      bool      // the busy screen was seen
 	out       stream
-	asked     uint64    // screen seq of the dialog last answered; 0 for none
-	emitted   time.Time // when reply text was last looked for
-	tail      *tail     // the transcript, when the profile has one
-	parts     int       // texts sent from the transcript
+	asked     uint64           // screen seq of the dialog last answered; 0 for none
+	emitted   time.Time        // when reply text was last looked for
+	tools     []acp.ToolCallID // the dialogs' tool calls allowed and not ended
+	tail      *tail            // the transcript, when the profile has one
+	parts     int              // texts sent from the transcript
 
 	// The agent's own reports (a profile's [signal] section).
 	typed   string        // the prompt as the agent received it
@@ -174,6 +174,12 @@ type turn struct {
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
+	stop, err := t.loop(ctx)
+	t.endTools(ctx, stop, err)
+	return stop, err
+}
+
+func (t *turn) loop(ctx context.Context) (acp.StopReason, error) {
 	s := t.s
 	for {
 		v := s.scr.view()
@@ -310,38 +316,6 @@ func (t *turn) emit(ctx context.Context, text string) error {
 	}
 	return t.s.c.SessionUpdate(ctx, acp.SessionNotification{SessionID: t.s.id,
 		Update: acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(more)}}})
-}
-
-// ask puts a dialog to the editor and types the chosen option's keys.
-func (t *turn) ask(ctx context.Context, d *Dialog, v view) (acp.StopReason, error) {
-	s := t.s
-	opts, keys := d.options(v.text)
-	if len(opts) == 0 {
-		return "", fmt.Errorf("dialog %q of profile %q shows no options the profile can read; the screen shows:\n%s",
-			d.Name, s.p.Name, lastLines(v.text, 12))
-	}
-	title := d.title(v.text)
-	status := acp.ToolCallStatusPending
-	resp, err := s.c.RequestPermission(ctx, acp.RequestPermissionRequest{
-		SessionID: s.id,
-		ToolCall:  acp.ToolCallUpdate{ToolCallID: acp.ToolCallID("pty-" + strconv.FormatUint(v.seq, 10)), Title: &title, Status: &status},
-		Options:   opts,
-	})
-	if ctx.Err() != nil {
-		return t.cancel()
-	}
-	if err != nil {
-		return "", fmt.Errorf("asking permission for %q: %w", d.Name, err)
-	}
-	if resp.Outcome.Selected == nil {
-		return t.cancel()
-	}
-	k, ok := keys[resp.Outcome.Selected.OptionID]
-	if !ok {
-		return "", fmt.Errorf("the editor chose %q, not an option of dialog %q", resp.Outcome.Selected.OptionID, d.Name)
-	}
-	t.asked = v.seq
-	return "", s.write(k)
 }
 
 // cancel interrupts the agent and waits, for at most cancelWithin, for its
