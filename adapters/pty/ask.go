@@ -51,7 +51,7 @@ func (t *turn) ask(ctx context.Context, d *Dialog, v view) (acp.StopReason, erro
 	if !ok {
 		return "", fmt.Errorf("the editor chose %q, not an option of dialog %q", resp.Outcome.Selected.OptionID, d.Name)
 	}
-	t.asked = v.seq
+	t.asked, t.answered = v.seq, s.opts.Now()
 	if err := s.write(k); err != nil {
 		return "", err
 	}

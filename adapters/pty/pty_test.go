@@ -435,7 +435,7 @@ unknown = "400ms"
 	s := fakeSession(t, p, c)
 	_, err = prompt(t, deadline(t), s, "please run it")
 	if err == nil || !strings.Contains(err.Error(), `matches nothing profile "old" knows (written against FakeTUI v0)`) ||
-		!strings.Contains(err.Error(), "Allow? (y/n)") {
+		!strings.Contains(err.Error(), "Allow? (y/n)") || !strings.Contains(err.Error(), `idle '^  \? for shortcuts$' does not match`) {
 		t.Fatalf("Prompt error = %v; want one saying the screen matches nothing and showing it", err)
 	}
 }
@@ -448,7 +448,8 @@ func TestNoIdleScreenAtStart(t *testing.T) {
 	}
 	s := fakeSession(t, p, newClient(nil))
 	_, err = prompt(t, deadline(t), s, "hello")
-	if err == nil || !strings.Contains(err.Error(), "did not show its idle screen within 500ms") {
+	if err == nil || !strings.Contains(err.Error(), "did not show its idle screen within 500ms") ||
+		!strings.Contains(err.Error(), "idle '^never$' does not match") {
 		t.Fatalf("Prompt error = %v; want the start-up limit", err)
 	}
 }
