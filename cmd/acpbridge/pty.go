@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 	var profile, record, printName string
 	var cols, rows int
+	var explain bool
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "profile", EnvVars: []string{"ACPBRIDGE_PTY_PROFILE"},
 			Usage: "a built-in profile `NAME`, or a profile FILE (TOML)", Destination: &profile},
@@ -24,6 +26,8 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		&cli.IntFlag{Name: "rows", Value: 50, Usage: "terminal height", Destination: &rows},
 		&cli.StringFlag{Name: "record", EnvVars: []string{"ACPBRIDGE_PTY_RECORD"},
 			Usage: "record the first session's terminal and the editor's turns into fixture `FILE` (see `acpbridge replay`)", Destination: &record},
+		&cli.BoolFlag{Name: "explain", Usage: "run the agent and show on stderr, as its screen changes, which of the profile's patterns match it; " +
+			"each line of stdin is typed as a prompt, \":keys KEY...\" types keys (serves no ACP)", Destination: &explain},
 		&cli.StringFlag{Name: "print-profile", Usage: "print the built-in profile `NAME` (a template for your own) and exit", Destination: &printName},
 	}
 	return flags, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
@@ -42,6 +46,12 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 			return nil, cli.Exit(fmt.Sprintf("--profile: %v", err), 2)
 		}
 		o := pty.Options{Command: argv, Cols: cols, Rows: rows, Logger: w.logger, StopGrace: w.stopGrace}
+		if explain {
+			if err := pty.Explain(c.Context, p, o, os.Stdin, c.App.ErrWriter); err != nil {
+				return nil, cli.Exit(fmt.Sprintf("--explain: %v", err), 1)
+			}
+			return nil, cli.Exit("", 0)
+		}
 		if record != "" {
 			o.Record = pty.NewRecorder(record, "")
 		}

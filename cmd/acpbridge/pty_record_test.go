@@ -3,8 +3,10 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -105,5 +107,39 @@ func TestPTYStdinEOFLeavesNoProcess(t *testing.T) {
 	if bridgeproc.Alive(pid) {
 		t.Errorf("the TUI's child %d survived the bridge", pid)
 		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// `acpbridge pty --explain` runs the agent and shows on stderr which of
+// the profile's patterns match its screen, typing the lines of stdin; it
+// serves no ACP, so stdout stays empty.
+func TestPTYExplain(t *testing.T) {
+	t.Parallel()
+	tui := buildFakeTUI(t)
+	cmd := exec.Command(binPath, "pty", "--explain", "--", tui)
+	cmd.Stdin = strings.NewReader("hello\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("explain: %v; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("explain did not end at the end of stdin; stderr:\n%s", stderr.String())
+	}
+	for _, want := range []string{`idle '^  \? for shortcuts$' matches line`, "=> idle", `── typing "hello" and enter`} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+		}
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout: %q", stdout.String())
 	}
 }
