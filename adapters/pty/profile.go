@@ -239,6 +239,16 @@ func FindProfile(name, cmd string) (*Profile, error) {
 	return ParseProfile(name, b)
 }
 
+// builtinProfile is the built-in profile name.
+func builtinProfile(name string) (*Profile, error) {
+	for _, p := range Builtin() {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("no built-in profile %q", name)
+}
+
 func builtinNames(all []*Profile) string {
 	var n []string
 	for _, p := range all {

@@ -334,14 +334,25 @@ func (rec *sessionRecording) save() error {
 		"(directories, user, host, dates, times) are replaced by fixed ones. The\n" +
 		"want section joins the reply text of each turn (or up to a tool call)\n" +
 		"into one chunk: how a screen is cut into chunks is timing.\n"
-	f := &recording.File{Comment: comment, Sections: []recording.Section{
-		{Name: recording.SectionMeta, Data: []byte(meta)},
+	sections := []recording.Section{{Name: recording.SectionMeta, Data: []byte(meta)}}
+	if src := rec.p.Source(); len(src) > 0 {
+		// The profile, so that the recording plays without its file.
+		sections = append(sections, recording.Section{Name: recording.SectionProfile, Data: withNewline(src)})
+	}
+	f := &recording.File{Comment: comment, Sections: append(sections, []recording.Section{
 		{Name: recording.SectionAgent, Data: recording.FormatScript(script)},
 		{Name: recording.SectionEditor, Data: []byte(ed.String())},
 		{Name: recording.SectionWant, Data: []byte(norm.literal(string(bytes.Join(want, []byte("\n\n")))) + "\n")},
-	}}
+	}...)}
 	if err := recording.WriteFile(rec.r.path, f); err != nil {
 		return fmt.Errorf("writing %s: %w", rec.r.path, err)
 	}
 	return nil
+}
+
+func withNewline(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		return append(bytes.Clone(b), '\n')
+	}
+	return b
 }

@@ -78,6 +78,10 @@ func replayRecording(t testing.TB, path string, o ReplayOptions) (orig, replayed
 	var mu sync.Mutex
 	var cancelTurn context.CancelFunc // guarded by mu
 	p, err := FindProfile(orig.Meta["profile"], "")
+	if src, ok := orig.File.Section(recording.SectionProfile); ok {
+		p, err = ParseProfile(path+" (profile)", src)
+		o.Profile = p
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,6 +309,37 @@ func TestReplayDiverges(t *testing.T) {
 	_, err = prompt(t, deadline(t), s, "please run it")
 	if err == nil || !strings.Contains(err.Error(), `[replay] the bridge typed "n" where the recording has "y"`) {
 		t.Fatalf("Prompt error = %v; want the divergence on the screen", err)
+	}
+}
+
+// A prompt other than the recorded one fails the turn saying so, rather
+// than answering with what the recording has next (an empty reply, or the
+// raw screen of a start-up dialog).
+func TestReplayOtherPromptFails(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"spinner", "dialog_yn", "gemini"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fx, err := recording.Load(filepath.Join(recordDir, name+".txtar"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := Replay(fx.Meta, func() (recording.StepReader, error) { return recording.SliceSteps(fx.Script), nil },
+				ReplayOptions{NoDelay: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { a.Close() })
+			s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: t.TempDir()}, newClient(choose("Trust folder")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop, err := prompt(t, deadline(t), s, "something else entirely")
+			if err == nil || !strings.Contains(err.Error(), "the prompt differs from the recorded one") ||
+				!strings.Contains(err.Error(), "something else entirely") {
+				t.Fatalf("Prompt = %q, %v; want the turn failed saying the prompt differs", stop, err)
+			}
+		})
 	}
 }
 

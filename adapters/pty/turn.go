@@ -79,7 +79,14 @@ func (s *session) promptOnce(ctx context.Context, prompt string) (acp.StopReason
 		t.tail = newTail(tr, tr.glob(s.home(), s.cwd, s.getenv), s.transcript, prompt)
 	}
 	if err := s.typePrompt(ctx, prompt, v.paste); err != nil {
-		return "", err
+		// An agent that ended while the prompt was typed: what it showed
+		// last says why.
+		select {
+		case <-s.exited:
+			return "", s.exitError(s.scr.view())
+		case <-time.After(time.Second):
+			return "", err
+		}
 	}
 	stop, err := t.run(ctx)
 	if e := echoLine(prompt); e != "" && !slices.Contains(s.prompts, e) {
