@@ -33,6 +33,10 @@ type ReplayOptions struct {
 	Diverge time.Duration
 	// NewSessionID returns the id of a new session (default: random).
 	NewSessionID func() string
+	// Profile, if set, is the profile to play with: the one the recording
+	// carries (its profile section), or another; default the built-in
+	// profile the recording's meta names.
+	Profile *Profile
 
 	// waiting, if set, is called each time the player starts waiting for
 	// the bridge to type want (tests cancel there, as the recording did).
@@ -47,19 +51,23 @@ type ReplayOptions struct {
 // code a live agent does. meta is the recording's meta section; script
 // returns its agent section afresh for each session.
 //
-// A typed line (a prompt: keys ending in Enter, or a bracketed paste) is
-// matched by any line or paste, so an editor may type other prompts and
-// see the recorded replies; other
-// keys (dialog answers, interrupts, terminal answers) must match. When
-// they do not, the player writes what went wrong on the screen and ends,
-// and the turn fails with that screen.
+// What the bridge types must be what the recording has: a prompt other
+// than the recorded one (a typed line, or a bracketed paste) at once, other
+// keys (dialog answers, interrupts, terminal answers) after the diverge
+// window. When it is not, the player writes what went wrong on the screen
+// and ends, and the turn fails with that screen: a recording answers only
+// the prompts it recorded.
 func Replay(meta map[string]string, script func() (recording.StepReader, error), o ReplayOptions) (*Adapter, error) {
 	if meta["adapter"] != "pty" {
 		return nil, fmt.Errorf("not a PTY recording: meta says adapter %q", meta["adapter"])
 	}
-	p, err := FindProfile(meta["profile"], "")
-	if err != nil || meta["profile"] == "" {
-		return nil, fmt.Errorf("the recording's profile %q is not a built-in one: %v", meta["profile"], err)
+	p := o.Profile
+	if p == nil {
+		var err error
+		p, err = builtinProfile(meta["profile"])
+		if err != nil {
+			return nil, fmt.Errorf("the recording's profile %q is not a built-in one and the recording does not carry it (a profile section): give it with --profile FILE", meta["profile"])
+		}
 	}
 	cols, err1 := strconv.Atoi(meta["cols"])
 	rows, err2 := strconv.Atoi(meta["rows"])
@@ -112,7 +120,7 @@ func play(ctx context.Context, steps []termStep, o ReplayOptions, stdin io.Reade
 			err := kb.wait(ctx, st.data, o.Diverge)
 			var div *divergence
 			if errors.As(err, &div) {
-				fmt.Fprintf(stdout, "\r\n\x1b[0m[replay] the bridge typed %q where the recording has %q\r\n", div.got, div.want)
+				fmt.Fprintf(stdout, "\r\n\x1b[0m[replay] %s\r\n", div)
 			}
 			if err != nil {
 				return ignoreEOF(err)
@@ -188,26 +196,39 @@ func (kb *keyboard) stop(stdin io.Reader) {
 }
 
 // divergence is typing the recording does not have.
-type divergence struct{ got, want []byte }
+type divergence struct {
+	got, want []byte
+	prompt    bool // a prompt other than the recorded one
+}
 
 func (d *divergence) Error() string {
+	if d.prompt {
+		return fmt.Sprintf("the prompt differs from the recorded one: the bridge typed %q where the recording has %q; a recording answers only the prompts it recorded", d.got, d.want)
+	}
 	return fmt.Sprintf("the bridge typed %q where the recording has %q", d.got, d.want)
 }
 
 // wait returns once want has been typed (taking it out of what was typed),
-// io.EOF at the end of stdin, and a *divergence when what was typed has not
-// matched for the diverge window. A nil want waits for the end of stdin.
+// io.EOF at the end of stdin, and a *divergence when a prompt other than
+// want was typed, or what was typed has not matched for the diverge
+// window. A nil want waits for the end of stdin.
 func (kb *keyboard) wait(ctx context.Context, want []byte, diverge time.Duration) error {
 	var timer <-chan time.Time
 	for {
 		kb.mu.Lock()
-		ok := want != nil && kb.take(want)
+		var ok bool
+		var other *divergence
+		if want != nil {
+			ok, other = kb.take(want)
+		}
 		pending, err := len(kb.buf) > 0, kb.err
 		got := append([]byte(nil), kb.buf...)
 		kb.mu.Unlock()
 		switch {
 		case ok:
 			return nil
+		case other != nil:
+			return other
 		case err != nil:
 			return err
 		case pending && want != nil && diverge > 0 && timer == nil:
@@ -224,31 +245,40 @@ func (kb *keyboard) wait(ctx context.Context, want []byte, diverge time.Duration
 	}
 }
 
-// take removes want from buf if it was typed; a typed line (text ending in
-// Enter) is matched by any line, and a paste by any paste. Called with mu
-// held.
-func (kb *keyboard) take(want []byte) bool {
+// take removes want from buf if it was typed. When want is a prompt (a
+// line ending in Enter, or a bracketed paste) and another whole one was
+// typed instead, it says so. Called with mu held.
+func (kb *keyboard) take(want []byte) (bool, *divergence) {
 	if i := bytes.Index(kb.buf, want); i >= 0 {
 		kb.buf = append(kb.buf[:i], kb.buf[i+len(want):]...)
-		return true
+		return true, nil
+	}
+	if i, j := pasted(want); i >= 0 {
+		if k, l := pasted(kb.buf); k >= 0 {
+			return false, &divergence{got: kb.buf[k:l], want: want[i:j], prompt: true}
+		}
+		return false, nil
 	}
 	if len(want) > 1 && want[len(want)-1] == '\r' {
 		if i := bytes.IndexByte(kb.buf, '\r'); i >= 0 {
-			kb.buf = kb.buf[i+1:]
-			return true
+			return false, &divergence{got: kb.buf[:i+1], want: want, prompt: true}
 		}
 	}
-	// A pasted prompt (typed apart from its submit keys) is matched by any
-	// paste.
-	if bytes.HasPrefix(want, pasteStart) && bytes.HasSuffix(want, pasteEnd) {
-		if i := bytes.Index(kb.buf, pasteStart); i >= 0 {
-			if j := bytes.Index(kb.buf[i:], pasteEnd); j >= 0 {
-				kb.buf = append(kb.buf[:i], kb.buf[i+j+len(pasteEnd):]...)
-				return true
-			}
-		}
+	return false, nil
+}
+
+// pasted is where the first whole bracketed paste in b starts and ends, or
+// -1.
+func pasted(b []byte) (int, int) {
+	i := bytes.Index(b, pasteStart)
+	if i < 0 {
+		return -1, -1
 	}
-	return false
+	j := bytes.Index(b[i:], pasteEnd)
+	if j < 0 {
+		return -1, -1
+	}
+	return i, i + j + len(pasteEnd)
 }
 
 var (

@@ -100,7 +100,12 @@ type Profile struct {
 	// Signal, if set, is how the agent reports its turn boundaries itself
 	// (see Signal).
 	Signal *Signal `toml:"signal"`
+
+	source []byte // the TOML the profile was read from
 }
+
+// Source is the TOML the profile was read from.
+func (p *Profile) Source() []byte { return p.source }
 
 // Dialog is a permission dialog: recognised on the screen, asked of the
 // editor with its options, answered with the chosen option's keys.
@@ -142,6 +147,8 @@ type Option struct {
 	// to trust, without the folder's settings); without it such an answer
 	// ends the session.
 	GoesOn bool `toml:"goes_on"`
+
+	line int // where the option is declared, for errors
 }
 
 // Startup is a dialog shown before the first prompt. With Keys the
@@ -247,6 +254,16 @@ func FindProfile(name, cmd string) (*Profile, error) {
 	return ParseProfile(name, b)
 }
 
+// builtinProfile is the built-in profile name.
+func builtinProfile(name string) (*Profile, error) {
+	for _, p := range Builtin() {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("no built-in profile %q", name)
+}
+
 func builtinNames(all []*Profile) string {
 	var n []string
 	for _, p := range all {
@@ -271,13 +288,14 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	for i := range p.Startup {
 		p.Startup[i].line = at(startups, i)
 	}
-	if err := p.validate(); err != nil {
+	if err := p.validate(newSource(data)); err != nil {
 		return nil, fmt.Errorf("%s:%w", file, err)
 	}
 	if err := p.Signal.validate(signalLine(data)); err != nil {
 		return nil, fmt.Errorf("%s:%w", file, err)
 	}
 	p.defaults()
+	p.source = bytes.Clone(data)
 	return &p, nil
 }
 
@@ -319,30 +337,28 @@ func missing(line int, field, table string) error {
 	return fmt.Errorf("%d: missing %q in %s", line, field, table)
 }
 
-func (p *Profile) validate() error {
+func (p *Profile) validate(src source) error {
 	switch {
 	case p.Name == "":
 		return missing(1, "name", "the profile")
 	case !p.Idle.set():
 		return missing(1, "idle", "the profile")
 	}
-	for _, d := range p.Dialogs {
-		if err := d.validate(); err != nil {
+	for _, k := range []struct {
+		name string
+		keys Keys
+	}{{"submit", p.Submit}, {"interrupt", p.Interrupt}} {
+		if err := checkKeys(src.top(k.name), k.name, k.keys); err != nil {
 			return err
 		}
 	}
-	for _, s := range p.Startup {
-		switch {
-		case s.Name == "":
-			return missing(s.line, "name", "[[startup]]")
-		case !s.Match.set():
-			return missing(s.line, "match", fmt.Sprintf("[[startup]] %q", s.Name))
-		case len(s.Keys) == 0 && len(s.Options) == 0:
-			return missing(s.line, "keys", fmt.Sprintf("[[startup]] %q (or option)", s.Name))
-		case len(s.Keys) != 0 && len(s.Options) != 0:
-			return fmt.Errorf("%d: [[startup]] %q has both keys and option: answer it or ask it, not both", s.line, s.Name)
+	for i := range p.Dialogs {
+		if err := p.Dialogs[i].validate(src); err != nil {
+			return err
 		}
-		if err := validOptions(s.line, fmt.Sprintf("[[startup]] %q", s.Name), s.Options); err != nil {
+	}
+	for i := range p.Startup {
+		if err := p.Startup[i].validate(src); err != nil {
 			return err
 		}
 	}
@@ -357,9 +373,27 @@ func (p *Profile) validate() error {
 	return nil
 }
 
+func (s *Startup) validate(src source) error {
+	where := fmt.Sprintf("[[startup]] %q", s.Name)
+	switch {
+	case s.Name == "":
+		return missing(s.line, "name", "[[startup]]")
+	case !s.Match.set():
+		return missing(s.line, "match", where)
+	case len(s.Keys) == 0 && len(s.Options) == 0:
+		return missing(s.line, "keys", where+" (or option)")
+	case len(s.Keys) != 0 && len(s.Options) != 0:
+		return fmt.Errorf("%d: %s has both keys and option: answer it or ask it, not both", s.line, where)
+	}
+	if err := checkKeys(src.in(s.line, "keys"), where, s.Keys); err != nil {
+		return err
+	}
+	return validOptions(src, s.line, where, s.Options)
+}
+
 var kindOrder = []string{"allow_always", "reject_always", "reject_once", "allow_once"}
 
-func (d *Dialog) validate() error {
+func (d *Dialog) validate(src source) error {
 	where := fmt.Sprintf("[[dialog]] %q", d.Name)
 	switch {
 	case d.Name == "":
@@ -372,26 +406,36 @@ func (d *Dialog) validate() error {
 	if d.OptionLine.set() {
 		names := d.OptionLine.SubexpNames()
 		if !contains(names, "key") || !contains(names, "label") {
-			return fmt.Errorf("%d: option_line of %s needs the groups (?P<key>…) and (?P<label>…)", d.line, where)
+			return fmt.Errorf("%d: option_line of %s needs the groups (?P<key>…) and (?P<label>…)", src.in(d.line, "option_line"), where)
 		}
 	}
 	for k := range d.Kinds {
 		if !contains(kindOrder, k) {
-			return fmt.Errorf("%d: unknown permission kind %q in %s (want one of %s)", d.line, k, where, strings.Join(kindOrder, ", "))
+			return fmt.Errorf("%d: unknown permission kind %q in %s (want one of %s)", src.in(d.line, "kinds"), k, where, strings.Join(kindOrder, ", "))
 		}
 	}
-	return validOptions(d.line, where, d.Options)
+	if err := checkKeys(src.in(d.line, "answer"), "answer of "+where, d.Answer); err != nil {
+		return err
+	}
+	return validOptions(src, d.line, where, d.Options)
 }
 
-func validOptions(line int, where string, opts []Option) error {
-	for _, o := range opts {
+// validOptions checks the options of the table at line; an error names
+// the option's own line.
+func validOptions(src source, line int, where string, opts []Option) error {
+	for i := range opts {
+		o := &opts[i]
+		o.line = src.option(line, o.Label)
 		switch {
 		case o.Label == "":
 			return missing(line, "label", where+" option")
 		case len(o.Keys) == 0:
-			return missing(line, "keys", fmt.Sprintf("%s option %q", where, o.Label))
+			return missing(o.line, "keys", fmt.Sprintf("%s option %q", where, o.Label))
 		case !contains(kindOrder, o.Kind):
-			return fmt.Errorf("%d: option %q of %s has kind %q (want one of %s)", line, o.Label, where, o.Kind, strings.Join(kindOrder, ", "))
+			return fmt.Errorf("%d: option %q of %s has kind %q (want one of %s)", o.line, o.Label, where, o.Kind, strings.Join(kindOrder, ", "))
+		}
+		if err := checkKeys(o.line, fmt.Sprintf("option %q of %s", o.Label, where), o.Keys); err != nil {
+			return err
 		}
 	}
 	return nil

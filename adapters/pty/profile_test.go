@@ -21,8 +21,16 @@ func TestProfileErrorsNameTheLine(t *testing.T) {
 		{"dialog without match", "name = \"x\"\nidle = 'a'\n\n[[dialog]]\nname = \"d\"\noption = [{label = \"Yes\", kind = \"allow_once\", keys = [\"y\"]}]\n", `x.toml:4: missing "match" in [[dialog]] "d"`},
 		{"dialog without options", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\n", `x.toml:3: missing "option" in [[dialog]] "d" (or option_line)`},
 		{"second dialog without name", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption_line = '(?P<key>\\d) (?P<label>.*)'\n\n[[dialog]]\nmatch = 'n'\n", `x.toml:8: missing "name" in [[dialog]]`},
-		{"bad kind", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption = [{label = \"Yes\", kind = \"allow\", keys = [\"y\"]}]\n", `x.toml:3: option "Yes" of [[dialog]] "d" has kind "allow"`},
-		{"option line without groups", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption_line = '(\\d) (.*)'\n", `x.toml:3: option_line of [[dialog]] "d" needs the groups`},
+		{"bad kind", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption = [{label = \"Yes\", kind = \"allow\", keys = [\"y\"]}]\n", `x.toml:6: option "Yes" of [[dialog]] "d" has kind "allow"`},
+		{"the second option's error at its line", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption = [\n  { label = \"Yes\", kind = \"allow_once\", keys = [\"y\"] },\n  { label = \"No\", kind = \"no\", keys = [\"n\"] },\n]\n", `x.toml:8: option "No" of [[dialog]] "d" has kind "no"`},
+		{"an option in its own table", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\n\n[[dialog.option]]\nlabel = \"Yes\"\nkind = \"allow_once\"\nkeys = [\"yes\"]\n", `x.toml:8: unknown key "yes" in option "Yes" of [[dialog]] "d"`},
+		{"unknown interrupt key", "name = \"x\"\nidle = 'a'\ninterrupt = [\"ctrl+c\"]\n", `x.toml:3: unknown key "ctrl+c" in interrupt`},
+		{"unknown submit key", "name = \"x\"\n\nsubmit = [\"return\"]\nidle = 'a'\n", `x.toml:3: unknown key "return" in submit`},
+		{"unknown key in an option's keys", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption = [\n  { label = \"Yes\", kind = \"allow_once\", keys = [\"y\"] },\n  { label = \"No\", kind = \"reject_once\", keys = [\"escape\"] },\n]\n", `x.toml:8: unknown key "escape" in option "No" of [[dialog]] "d"`},
+		{"unknown key in a start-up dialog", "name = \"x\"\nidle = 'a'\n[[startup]]\nname = \"trust\"\nmatch = 'm'\nkeys = [\"Enter\"]\n", `x.toml:6: unknown key "Enter" in [[startup]] "trust"`},
+		{"unknown key in an answer", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption_line = '(?P<key>\\d) (?P<label>.*)'\nanswer = [\"{key}\", \"C-m\"]\n", `x.toml:7: unknown key "C-m" in answer of [[dialog]] "d"`},
+		{"a caret key", "name = \"x\"\nidle = 'a'\ninterrupt = [\"^C\"]\n", `x.toml:3: unknown key "^C" in interrupt`},
+		{"option line without groups", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption_line = '(\\d) (.*)'\n", `x.toml:6: option_line of [[dialog]] "d" needs the groups`},
 		{"startup without keys", "name = \"x\"\nidle = 'a'\n[[startup]]\nname = \"trust\"\nmatch = 'm'\n", `x.toml:3: missing "keys" in [[startup]] "trust"`},
 		{"bad duration", "name = \"x\"\nidle = 'a'\nquiet = \"soon\"\n", `x.toml:3: `},
 	}
@@ -33,6 +41,33 @@ func TestProfileErrorsNameTheLine(t *testing.T) {
 				t.Fatalf("ParseProfile error = %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// Key names are typed as their keys, other text as it is; a word that
+// looks like a key name and is none is an error above, and is typed as
+// text when written "text:WORD".
+func TestKeysBytes(t *testing.T) {
+	tests := []struct {
+		keys Keys
+		want string
+	}{
+		{Keys{"esc"}, "\x1b"},
+		{Keys{"ctrl-c"}, "\x03"},
+		{Keys{"down", "enter"}, "\x1b[B\r"},
+		{Keys{"shift-tab"}, "\x1b[Z"},
+		{Keys{"y"}, "y"},
+		{Keys{"{key}"}, "7"},
+		{Keys{"text:yes", "enter"}, "yes\r"},
+		{Keys{"/quit"}, "/quit"},
+	}
+	for _, tt := range tests {
+		if err := checkKeys(1, "test", tt.keys); err != nil {
+			t.Errorf("%q: %v", tt.keys, err)
+		}
+		if got := string(tt.keys.Bytes("7")); got != tt.want {
+			t.Errorf("%q types %q, want %q", tt.keys, got, tt.want)
+		}
 	}
 }
 

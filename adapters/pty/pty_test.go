@@ -3,6 +3,7 @@ package pty
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -44,6 +45,7 @@ type client struct {
 	mu     sync.Mutex
 	chunks []string                       // guarded by mu
 	asked  []acp.RequestPermissionRequest // guarded by mu
+	events []string                       // guarded by mu; what reached the editor, in order
 	first  chan struct{}                  // closed at the first chunk
 	once   sync.Once
 }
@@ -55,11 +57,17 @@ func newClient(answer func(acp.RequestPermissionRequest) acp.RequestPermissionOu
 }
 
 func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
-	if ch := n.Update.AgentMessageChunk; ch != nil && ch.Content.Text != nil {
-		c.mu.Lock()
-		c.chunks = append(c.chunks, ch.Content.Text.Text)
-		c.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch u := n.Update; {
+	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
+		c.chunks = append(c.chunks, u.AgentMessageChunk.Content.Text.Text)
+		c.events = append(c.events, "text "+u.AgentMessageChunk.Content.Text.Text)
 		c.once.Do(func() { close(c.first) })
+	case u.ToolCall != nil:
+		c.events = append(c.events, fmt.Sprintf("tool_call %s %s %q", u.ToolCall.ToolCallID, u.ToolCall.Status, u.ToolCall.Title))
+	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
+		c.events = append(c.events, fmt.Sprintf("tool_call_update %s %s", u.ToolCallUpdate.ToolCallID, *u.ToolCallUpdate.Status))
 	}
 	return nil
 }
@@ -67,6 +75,7 @@ func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) err
 func (c *client) RequestPermission(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	c.asked = append(c.asked, req)
+	c.events = append(c.events, "request_permission "+string(req.ToolCall.ToolCallID))
 	c.mu.Unlock()
 	return acp.RequestPermissionResponse{Outcome: c.answer(req)}, nil
 }
@@ -82,7 +91,23 @@ func (c *client) text() string {
 func (c *client) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.chunks = nil
+	c.chunks, c.events = nil, nil
+}
+
+// order is what reached the editor, in order, with the texts sent in a row
+// joined into one.
+func (c *client) order() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, e := range c.events {
+		if n := len(out); n > 0 && strings.HasPrefix(e, "text ") && strings.HasPrefix(out[n-1], "text ") {
+			out[n-1] += strings.TrimPrefix(e, "text ")
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // choose answers with the option whose label is label.
@@ -234,6 +259,65 @@ func TestYesNoDialog(t *testing.T) {
 	}
 }
 
+// The text a TUI draws before its dialog reaches the editor before the
+// permission request, and the dialog's tool call is announced (pending)
+// before it is asked about, then updated by the answer and the turn's end,
+// as the other adapters do: an editor shows a request for a tool call it
+// knows, below the text that led to it.
+func TestDialogOrder(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		prompt, choice string
+		want           []string
+	}{
+		{"please run it", "Yes", []string{
+			`text I will run a command.`,
+			`tool_call ID pending "Run command: ls -la"`,
+			`request_permission ID`,
+			`tool_call_update ID in_progress`,
+			"text \nCommand ran: 3 files.",
+			`tool_call_update ID completed`,
+		}},
+		{"please run it", "No", []string{
+			`text I will run a command.`,
+			`tool_call ID pending "Run command: ls -la"`,
+			`request_permission ID`,
+			`tool_call_update ID failed`,
+			"text \nCommand skipped as you asked.",
+		}},
+		{"edit the notes", "Yes", []string{
+			`text I will edit notes.txt.`,
+			`tool_call ID pending "Edit file notes.txt"`,
+			`request_permission ID`,
+			`tool_call_update ID in_progress`,
+			"text \nFile edited.",
+			`tool_call_update ID completed`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.prompt+" "+tt.choice, func(t *testing.T) {
+			t.Parallel()
+			c := newClient(choose(tt.choice))
+			s := fakeSession(t, nil, c)
+			stop, err := prompt(t, deadline(t), s, tt.prompt)
+			if err != nil || stop != acp.StopReasonEndTurn {
+				t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+			}
+			if len(c.asked) != 1 {
+				t.Fatalf("asked %d times, want once", len(c.asked))
+			}
+			id := string(c.asked[0].ToolCall.ToolCallID)
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, strings.ReplaceAll(w, "ID", id))
+			}
+			if got := c.order(); !slices.Equal(got, want) {
+				t.Errorf("the editor got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
 func equalOptions(a, b []acp.PermissionOption) bool {
 	if len(a) != len(b) {
 		return false
@@ -351,7 +435,7 @@ unknown = "400ms"
 	s := fakeSession(t, p, c)
 	_, err = prompt(t, deadline(t), s, "please run it")
 	if err == nil || !strings.Contains(err.Error(), `matches nothing profile "old" knows (written against FakeTUI v0)`) ||
-		!strings.Contains(err.Error(), "Allow? (y/n)") {
+		!strings.Contains(err.Error(), "Allow? (y/n)") || !strings.Contains(err.Error(), `idle '^  \? for shortcuts$' does not match`) {
 		t.Fatalf("Prompt error = %v; want one saying the screen matches nothing and showing it", err)
 	}
 }
@@ -364,7 +448,8 @@ func TestNoIdleScreenAtStart(t *testing.T) {
 	}
 	s := fakeSession(t, p, newClient(nil))
 	_, err = prompt(t, deadline(t), s, "hello")
-	if err == nil || !strings.Contains(err.Error(), "did not show its idle screen within 500ms") {
+	if err == nil || !strings.Contains(err.Error(), "did not show its idle screen within 500ms") ||
+		!strings.Contains(err.Error(), "idle '^never$' does not match") {
 		t.Fatalf("Prompt error = %v; want the start-up limit", err)
 	}
 }

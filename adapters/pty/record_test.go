@@ -131,6 +131,14 @@ func TestRecordFakeTUI(t *testing.T) {
 					t.Errorf("meta %s = %q, want %q", k, fx.Meta[k], v)
 				}
 			}
+			// The recording carries its profile: it plays without the
+			// profile's file.
+			src, ok := fx.File.Section(recording.SectionProfile)
+			if !ok {
+				t.Error("the recording has no profile section")
+			} else if p, err := ParseProfile("profile section", src); err != nil || p.Name != "faketui" {
+				t.Errorf("its profile section reads as %v, %v; want the faketui profile", p, err)
+			}
 			var in, out int
 			for _, s := range fx.Script {
 				if _, err := decodeStep(s); err != nil {

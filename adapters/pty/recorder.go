@@ -223,10 +223,17 @@ func (c *recClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 }
 
 func (c *recClient) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	if ch := n.Update.AgentMessageChunk; ch != nil && ch.Content.Text != nil {
+	switch u := n.Update; {
+	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		c.rec.mu.Lock()
-		c.rec.reply.WriteString(ch.Content.Text.Text)
+		c.rec.reply.WriteString(u.AgentMessageChunk.Content.Text.Text)
 		c.rec.mu.Unlock()
+	case u.ToolCall != nil || u.ToolCallUpdate != nil:
+		// A dialog's tool call: after the text before it.
+		c.rec.flushReply()
+		wn := n
+		wn.SessionID = recordedSession
+		c.rec.wantMessage(map[string]any{"method": acp.MethodSessionUpdate, "params": wn})
 	}
 	return c.Client.SessionUpdate(ctx, n)
 }
@@ -325,16 +332,27 @@ func (rec *sessionRecording) save() error {
 	comment += "\n\"> \" steps are what the agent wrote on its terminal, \"< \" steps what the\n" +
 		"bridge typed; t_ms is the time since the previous step. Machine values\n" +
 		"(directories, user, host, dates, times) are replaced by fixed ones. The\n" +
-		"want section joins the reply text of each turn (or up to a permission\n" +
-		"request) into one chunk: how a screen is cut into chunks is timing.\n"
-	f := &recording.File{Comment: comment, Sections: []recording.Section{
-		{Name: recording.SectionMeta, Data: []byte(meta)},
+		"want section joins the reply text of each turn (or up to a tool call)\n" +
+		"into one chunk: how a screen is cut into chunks is timing.\n"
+	sections := []recording.Section{{Name: recording.SectionMeta, Data: []byte(meta)}}
+	if src := rec.p.Source(); len(src) > 0 {
+		// The profile, so that the recording plays without its file.
+		sections = append(sections, recording.Section{Name: recording.SectionProfile, Data: withNewline(src)})
+	}
+	f := &recording.File{Comment: comment, Sections: append(sections, []recording.Section{
 		{Name: recording.SectionAgent, Data: recording.FormatScript(script)},
 		{Name: recording.SectionEditor, Data: []byte(ed.String())},
 		{Name: recording.SectionWant, Data: []byte(norm.literal(string(bytes.Join(want, []byte("\n\n")))) + "\n")},
-	}}
+	}...)}
 	if err := recording.WriteFile(rec.r.path, f); err != nil {
 		return fmt.Errorf("writing %s: %w", rec.r.path, err)
 	}
 	return nil
+}
+
+func withNewline(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		return append(bytes.Clone(b), '\n')
+	}
+	return b
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -77,6 +78,10 @@ func replayRecording(t testing.TB, path string, o ReplayOptions) (orig, replayed
 	var mu sync.Mutex
 	var cancelTurn context.CancelFunc // guarded by mu
 	p, err := FindProfile(orig.Meta["profile"], "")
+	if src, ok := orig.File.Section(recording.SectionProfile); ok {
+		p, err = ParseProfile(path+" (profile)", src)
+		o.Profile = p
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,39 +190,41 @@ func typed(t testing.TB, fx *recording.Fixture) []byte {
 	return b
 }
 
-// turnFrames is one turn of a want section: its permission requests, its
-// reply text joined, and its answer. How much text comes before a dialog
-// depends on when the screen was looked at; the text does not.
+// turnFrames is one turn of a want section: its tool calls and permission
+// requests, the reply text before each of them and after the last (texts
+// has one more element than calls), and its answer. How a text is cut into
+// chunks depends on when the screen was looked at; the text does not.
 type turnFrames struct {
-	asked  []map[string]any
-	text   string
+	calls  []map[string]any
+	texts  []string
 	result map[string]any
 }
 
 func turnsOf(frames []map[string]any) []turnFrames {
 	var out []turnFrames
-	var cur turnFrames
+	cur := turnFrames{texts: []string{""}}
 	for _, f := range frames {
 		if text, ok := chunkText(f); ok {
-			cur.text += text
+			cur.texts[len(cur.texts)-1] += text
 			continue
 		}
-		if f["method"] == acp.MethodSessionRequestPermission {
-			cur.asked = append(cur.asked, f)
+		if _, ok := f["id"]; !ok || f["method"] == acp.MethodSessionRequestPermission {
+			cur.calls = append(cur.calls, f)
+			cur.texts = append(cur.texts, "")
 			continue
 		}
 		cur.result = f
 		out = append(out, cur)
-		cur = turnFrames{}
+		cur = turnFrames{texts: []string{""}}
 	}
 	return out
 }
 
 // compareReplay checks that the replay answered the editor as the recorded
-// session did: the same permission requests, the same reply text, the same
-// stop reasons; and that the bridge typed the same keys. The text of a
-// cancelled turn depends on when the cancel came: one text must start
-// the other.
+// session did: the same tool calls and permission requests, the same reply
+// text before and after each, the same stop reasons; and that the bridge
+// typed the same keys. The text of a cancelled turn depends on when the
+// cancel came: one text must start the other.
 func compareReplay(t testing.TB, orig, replayed *recording.Fixture) {
 	t.Helper()
 	want, got := turnsOf(wantFrames(t, orig)), turnsOf(wantFrames(t, replayed))
@@ -226,12 +233,16 @@ func compareReplay(t testing.TB, orig, replayed *recording.Fixture) {
 	}
 	for i := range want {
 		g, w := got[i], want[i]
-		if !reflect.DeepEqual(g.result, w.result) || !reflect.DeepEqual(g.asked, w.asked) {
-			t.Errorf("turn %d:\ngot  %v %v\nwant %v %v", i+1, g.asked, g.result, w.asked, w.result)
+		if !reflect.DeepEqual(g.result, w.result) || !reflect.DeepEqual(g.calls, w.calls) || len(g.texts) != len(w.texts) {
+			t.Errorf("turn %d:\ngot  %v %v\nwant %v %v", i+1, g.calls, g.result, w.calls, w.result)
+			continue
 		}
 		cancelled := stopReason(w.result) == string(acp.StopReasonCancelled)
-		if g.text != w.text && !(cancelled && (strings.HasPrefix(w.text, g.text) || strings.HasPrefix(g.text, w.text))) {
-			t.Errorf("turn %d: reply %q, want %q", i+1, g.text, w.text)
+		for j := range w.texts {
+			gt, wt := g.texts[j], w.texts[j]
+			if gt != wt && !(cancelled && (strings.HasPrefix(wt, gt) || strings.HasPrefix(gt, wt))) {
+				t.Errorf("turn %d, text %d: reply %q, want %q", i+1, j+1, gt, wt)
+			}
 		}
 	}
 	if g, w := typed(t, replayed), typed(t, orig); !bytes.Equal(g, w) {
@@ -239,9 +250,13 @@ func compareReplay(t testing.TB, orig, replayed *recording.Fixture) {
 	}
 }
 
+var updateWant = flag.Bool("update", false, "rewrite the want sections of the recordings in fixtures/pty from their replay")
+
 // Every recording in fixtures/pty replays through the engine: the player
 // acts as the agent (without the recorded delays), and the bridge answers
-// the editor as it did when the recording was made.
+// the editor as it did when the recording was made. With -update the want
+// sections are rewritten from the replay instead (a recording of a real
+// TUI cannot be made again without it).
 func TestReplayRecordings(t *testing.T) {
 	t.Parallel()
 	paths, err := filepath.Glob(filepath.Join(recordDir, "*.txtar"))
@@ -252,6 +267,14 @@ func TestReplayRecordings(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
 			t.Parallel()
 			orig, replayed := replayRecording(t, path, ReplayOptions{NoDelay: true})
+			if *updateWant {
+				want, _ := replayed.File.Section(recording.SectionWant)
+				orig.File.SetSection(recording.SectionWant, want)
+				if err := orig.Save(); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
 			compareReplay(t, orig, replayed)
 		})
 	}
@@ -286,6 +309,37 @@ func TestReplayDiverges(t *testing.T) {
 	_, err = prompt(t, deadline(t), s, "please run it")
 	if err == nil || !strings.Contains(err.Error(), `[replay] the bridge typed "n" where the recording has "y"`) {
 		t.Fatalf("Prompt error = %v; want the divergence on the screen", err)
+	}
+}
+
+// A prompt other than the recorded one fails the turn saying so, rather
+// than answering with what the recording has next (an empty reply, or the
+// raw screen of a start-up dialog).
+func TestReplayOtherPromptFails(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"spinner", "dialog_yn", "gemini"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fx, err := recording.Load(filepath.Join(recordDir, name+".txtar"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := Replay(fx.Meta, func() (recording.StepReader, error) { return recording.SliceSteps(fx.Script), nil },
+				ReplayOptions{NoDelay: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { a.Close() })
+			s, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: t.TempDir()}, newClient(choose("Trust folder")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop, err := prompt(t, deadline(t), s, "something else entirely")
+			if err == nil || !strings.Contains(err.Error(), "the prompt differs from the recorded one") ||
+				!strings.Contains(err.Error(), "something else entirely") {
+				t.Fatalf("Prompt = %q, %v; want the turn failed saying the prompt differs", stop, err)
+			}
+		})
 	}
 }
 

@@ -79,12 +79,23 @@ func (s *session) askStartup(ctx context.Context, d Startup, v view) ([]byte, ac
 		opts = append(opts, acp.PermissionOption{OptionID: acp.PermissionOptionID(fmt.Sprint(i + 1)), Name: o.Label, Kind: acp.PermissionOptionKind(o.Kind)})
 	}
 	title := titleOf(d.Title, v.text, d.Name)
+	id := acp.ToolCallID("pty-startup-" + strings.ReplaceAll(d.Name, " ", "-"))
 	status := acp.ToolCallStatusPending
+	// Announced first, as a dialog during a turn is (see ask).
+	if err := s.c.SessionUpdate(ctx, acp.SessionNotification{SessionID: s.id, Update: acp.SessionUpdate{
+		ToolCall: &acp.ToolCall{ToolCallID: id, Title: title, Status: status}}}); err != nil {
+		return nil, "", err
+	}
 	resp, err := s.c.RequestPermission(ctx, acp.RequestPermissionRequest{
 		SessionID: s.id,
-		ToolCall:  acp.ToolCallUpdate{ToolCallID: acp.ToolCallID("pty-startup-" + strings.ReplaceAll(d.Name, " ", "-")), Title: &title, Status: &status},
+		ToolCall:  acp.ToolCallUpdate{ToolCallID: id, Title: &title, Status: &status},
 		Options:   opts,
 	})
+	done := acp.ToolCallStatusFailed
+	defer func() {
+		_ = s.c.SessionUpdate(context.WithoutCancel(ctx), acp.SessionNotification{SessionID: s.id, Update: acp.SessionUpdate{
+			ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: id, Status: &done}}})
+	}()
 	switch {
 	case ctx.Err() != nil:
 		return nil, acp.StopReasonCancelled, nil
@@ -101,6 +112,9 @@ func (s *session) askStartup(ctx context.Context, d Startup, v view) ([]byte, ac
 	}
 	if o == nil {
 		return nil, "", fmt.Errorf("the editor chose %q, not an option of start-up dialog %q", resp.Outcome.Selected.OptionID, d.Name)
+	}
+	if strings.HasPrefix(o.Kind, "allow") {
+		done = acp.ToolCallStatusCompleted
 	}
 	if strings.HasPrefix(o.Kind, "reject") && !o.GoesOn {
 		if err := s.write(o.Keys.Bytes("")); err != nil {

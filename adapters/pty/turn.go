@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -101,7 +100,14 @@ func (s *session) promptOnce(ctx context.Context, prompt string) (acp.StopReason
 		t.tail = newTail(tr, tr.glob(s.home(), s.cwd, s.getenv), s.transcript, prompt)
 	}
 	if err := s.typePrompt(ctx, prompt, v.paste); err != nil {
-		return "", err
+		// An agent that ended while the prompt was typed: what it showed
+		// last says why.
+		select {
+		case <-s.exited:
+			return "", s.exitError(s.scr.view())
+		case <-time.After(time.Second):
+			return "", err
+		}
 	}
 	stop, err := t.run(ctx)
 	if errors.Is(err, errPromptLost) || errors.Is(err, errStartupOverPrompt) {
@@ -163,8 +169,8 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 		case <-s.exited:
 			return "", s.exitError(s.scr.view())
 		case <-deadline.C:
-			return "", fmt.Errorf("%s did not show its idle screen within %s (profile %q, written against %s%s); the screen shows:\n%s",
-				s.opts.Name, time.Duration(s.p.Start), s.p.Name, s.p.Version, s.versionNote(v.text), lastLines(v.text, 12))
+			return "", fmt.Errorf("%s did not show its idle screen within %s (profile %q, written against %s%s): the idle pattern does not match its screen (a pattern sees each line without its trailing spaces), or a start-up dialog the profile does not answer holds it; the patterns:%s\nthe screen shows:\n%s",
+				s.opts.Name, time.Duration(s.p.Start), s.p.Name, s.p.Version, s.versionNote(v.text), s.p.matchReport(v.text), screenTail(v.text, 12))
 		case <-s.scr.changed:
 		case <-time.After(tick):
 		}
@@ -212,10 +218,12 @@ type turn struct {
 	since     time.Time // when the prompt was typed
 	busy      bool      // the busy screen was seen
 	out       stream
-	asked     uint64    // screen seq of the dialog last answered; 0 for none
-	emitted   time.Time // when reply text was last looked for
-	tail      *tail     // the transcript, when the profile has one
-	parts     int       // texts sent from the transcript
+	asked     uint64           // screen seq of the dialog last answered; 0 for none
+	answered  time.Time        // when the dialog last answered was
+	emitted   time.Time        // when reply text was last looked for
+	tools     []acp.ToolCallID // the dialogs' tool calls allowed and not ended
+	tail      *tail            // the transcript, when the profile has one
+	parts     int              // texts sent from the transcript
 
 	// The agent's own reports (a profile's [signal] section).
 	typed   string        // the prompt as the agent received it
@@ -225,6 +233,12 @@ type turn struct {
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
+	stop, err := t.loop(ctx)
+	t.endTools(ctx, stop, err)
+	return stop, err
+}
+
+func (t *turn) loop(ctx context.Context) (acp.StopReason, error) {
 	s := t.s
 	for {
 		v := s.scr.view()
@@ -253,13 +267,21 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 // look classifies one screen and acts on it; done ends the turn.
 func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool, err error) {
 	s, p := t.s, t.s.p
-	if !t.busy && len(t.out.sent) == 0 && p.startup(v.text) != nil {
+	if d := p.startup(v.text); d != nil && !t.busy && len(t.out.sent) == 0 {
 		// Nothing of this turn has shown yet: the dialog took the prompt.
-		return "", true, errStartupOverPrompt
+		return "", true, fmt.Errorf("%w: start-up dialog %q ('%s' matches line %s; if that is an answered dialog left on the screen, anchor the pattern to what only the open dialog shows); the screen shows:\n%s",
+			errStartupOverPrompt, d.Name, patternText(d.Match), joinInts(matchLines(d.Match, v.text)), screenTail(v.text, 12))
 	}
 	if d := p.dialog(v.text); d != nil {
 		if t.asked != 0 {
-			return "", false, nil // answered; waiting for it to go
+			// Answered; waiting for it to go. A dialog pattern that also
+			// matches what the answered dialog leaves on the screen would
+			// hold the turn for ever.
+			if s.opts.Now().Sub(t.answered) >= time.Duration(p.Unknown) {
+				return "", true, t.heldBy(v, fmt.Sprintf("dialog %q still matches %s after its answer", d.Name, time.Duration(p.Unknown)),
+					fmt.Sprintf("its match '%s' may match what the answered dialog leaves on the screen: anchor it to what only the open dialog shows (its last line, with \\z)", patternText(d.Match)))
+			}
+			return "", false, nil
 		}
 		if !s.quiet(v) && !(t.urgent && s.still(v) >= settle) {
 			return "", false, nil // let the dialog finish drawing
@@ -317,10 +339,17 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 	case idle && started && t.reports == nil && (bell || s.quiet(v)),
 		idle && started && t.reports != nil && s.still(v) >= t.idleFor(v):
 		return acp.StopReasonEndTurn, true, t.finish(ctx, v)
-	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)) &&
-		s.opts.Now().Sub(latest(v.last, t.since)) >= time.Duration(p.Unknown):
-		return "", true, fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s%s) for %s: the TUI may have changed; the screen shows:\n%s",
-			s.opts.Name, p.Name, p.Version, s.versionNote(v.text), time.Duration(p.Unknown), lastLines(v.text, 12))
+	case s.opts.Now().Sub(latest(v.last, t.since)) < time.Duration(p.Unknown):
+	case !idle && !(p.Busy.set() && p.Busy.MatchString(v.text)):
+		return "", true, fmt.Errorf("the screen of %s matches nothing profile %q knows (written against %s%s) for %s: the TUI may have changed, or the idle pattern does not match its idle screen (a pattern sees each line without its trailing spaces); the patterns:%s\nthe screen shows:\n%s",
+			s.opts.Name, p.Name, p.Version, s.versionNote(v.text), time.Duration(p.Unknown), p.matchReport(v.text), screenTail(v.text, 12))
+	case p.Busy.set() && p.Busy.MatchString(v.text):
+		// Busy on a screen that has not changed for the unknown window:
+		// an agent at work redraws (a spinner, a timer), and a busy
+		// pattern that matches text left on the screen holds the turn
+		// for ever.
+		return "", true, t.heldBy(v, fmt.Sprintf("the busy pattern has matched a screen that did not change for %s", time.Duration(p.Unknown)),
+			fmt.Sprintf("busy '%s' may match text that stays on the screen after the agent is done: anchor it to what only a working agent shows (a line of its own, or the last line with \\z); an agent that works this long without redrawing needs a longer unknown window", patternText(p.Busy)))
 	}
 	return "", false, nil
 }
@@ -339,6 +368,21 @@ func (t *turn) lost(text string) bool {
 // maxLostPrompt is the longest prompt, in bytes, looked for on the screen:
 // one that fits on a line of any terminal a session is given.
 const maxLostPrompt = 60
+
+// heldBy is the error of a turn a pattern holds: what happened, the hint,
+// which patterns match, and the screen.
+func (t *turn) heldBy(v view, what, hint string) error {
+	s, p := t.s, t.s.p
+	return fmt.Errorf("profile %q (written against %s%s) holds the turn of %s: %s; %s; the patterns:%s\nthe screen shows:\n%s",
+		p.Name, p.Version, s.versionNote(v.text), s.opts.Name, what, hint, p.matchReport(v.text), screenTail(v.text, 12))
+}
+
+// screenTail is the last n lines of text, numbered as the patterns count
+// them.
+func screenTail(text string, n int) string {
+	all := strings.Count(text, "\n") + 1
+	return numbered(lastLines(text, n), max(all-n, 0)+1)
+}
 
 // finish sends the rest of the reply at the end of the turn: from the
 // transcript, or the screen's last text.
@@ -383,38 +427,6 @@ func (t *turn) emit(ctx context.Context, text string) error {
 	}
 	return t.s.c.SessionUpdate(ctx, acp.SessionNotification{SessionID: t.s.id,
 		Update: acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(more)}}})
-}
-
-// ask puts a dialog to the editor and types the chosen option's keys.
-func (t *turn) ask(ctx context.Context, d *Dialog, v view) (acp.StopReason, error) {
-	s := t.s
-	opts, keys := d.options(v.text)
-	if len(opts) == 0 {
-		return "", fmt.Errorf("dialog %q of profile %q shows no options the profile can read; the screen shows:\n%s",
-			d.Name, s.p.Name, lastLines(v.text, 12))
-	}
-	title := d.title(v.text)
-	status := acp.ToolCallStatusPending
-	resp, err := s.c.RequestPermission(ctx, acp.RequestPermissionRequest{
-		SessionID: s.id,
-		ToolCall:  acp.ToolCallUpdate{ToolCallID: acp.ToolCallID("pty-" + strconv.FormatUint(v.seq, 10)), Title: &title, Status: &status},
-		Options:   opts,
-	})
-	if ctx.Err() != nil {
-		return t.cancel()
-	}
-	if err != nil {
-		return "", fmt.Errorf("asking permission for %q: %w", d.Name, err)
-	}
-	if resp.Outcome.Selected == nil {
-		return t.cancel()
-	}
-	k, ok := keys[resp.Outcome.Selected.OptionID]
-	if !ok {
-		return "", fmt.Errorf("the editor chose %q, not an option of dialog %q", resp.Outcome.Selected.OptionID, d.Name)
-	}
-	t.asked = v.seq
-	return "", s.write(k)
 }
 
 // cancel interrupts the agent and waits, for at most cancelWithin, for its

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -14,8 +16,9 @@ import (
 // agent, driven through a pseudo-terminal by a profile), and the
 // constructor of its adapter.
 func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
-	var profile, record string
+	var profile, record, printName string
 	var cols, rows int
+	var explain bool
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "profile", EnvVars: []string{"ACPBRIDGE_PTY_PROFILE"},
 			Usage: "a built-in profile `NAME`, or a profile FILE (TOML)", Destination: &profile},
@@ -23,8 +26,14 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		&cli.IntFlag{Name: "rows", Value: 50, Usage: "terminal height", Destination: &rows},
 		&cli.StringFlag{Name: "record", EnvVars: []string{"ACPBRIDGE_PTY_RECORD"},
 			Usage: "record the first session's terminal and the editor's turns into fixture `FILE` (see `acpbridge replay`)", Destination: &record},
+		&cli.BoolFlag{Name: "explain", Usage: "run the agent and show on stderr, as its screen changes, which of the profile's patterns match it; " +
+			"each line of stdin is typed as a prompt, \":keys KEY...\" types keys (serves no ACP)", Destination: &explain},
+		&cli.StringFlag{Name: "print-profile", Usage: "print the built-in profile `NAME` (a template for your own) and exit", Destination: &printName},
 	}
 	return flags, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
+		if printName != "" {
+			return nil, printProfile(c, printName)
+		}
 		argv := c.Args().Slice()
 		if len(argv) == 0 {
 			return nil, usageError(c, fmt.Sprintf("%s needs the agent's command after --, for example: acpbridge %s -- %s", d.name, d.name, d.example))
@@ -37,6 +46,12 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 			return nil, usageError(c, fmt.Sprintf("--profile: %v", err))
 		}
 		o := pty.Options{Command: argv, Cols: cols, Rows: rows, Logger: w.logger, StopGrace: w.stopGrace}
+		if explain {
+			if err := pty.Explain(c.Context, p, o, os.Stdin, c.App.ErrWriter); err != nil {
+				return nil, cli.Exit(fmt.Sprintf("--explain: %v", err), 1)
+			}
+			return nil, cli.Exit("", 0)
+		}
 		if record != "" {
 			o.Record = pty.NewRecorder(record, "")
 		}
@@ -54,4 +69,19 @@ func builtinProfiles() string {
 		names = append(names, p.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// printProfile prints the built-in profile name on stdout, as the template
+// of a profile for another agent: nothing is served.
+func printProfile(c *cli.Context, name string) error {
+	p, err := pty.FindProfile(name, "")
+	if err != nil || !slices.Contains(strings.Split(builtinProfiles(), ", "), name) {
+		return cli.Exit(fmt.Sprintf("--print-profile: no built-in profile %q (built-in: %s)", name, builtinProfiles()), 2)
+	}
+	fmt.Fprintf(c.App.Writer, "# The built-in profile %q of acpbridge %s. Change its name, then serve an agent\n"+
+		"# with it: acpbridge pty --profile FILE -- CMD (see docs/terminal-agents.md).\n\n", name, c.App.Version)
+	if _, err := c.App.Writer.Write(p.Source()); err != nil {
+		return err
+	}
+	return cli.Exit("", 0)
 }

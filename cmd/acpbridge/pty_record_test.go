@@ -3,8 +3,11 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,13 +63,27 @@ func TestReplayPTYRecording(t *testing.T) {
 	}
 }
 
-// `acpbridge pty --record FILE` writes a recording that `acpbridge replay`
-// serves with the same answer, and that holds no path of this machine.
+// `acpbridge pty --record FILE` with a profile of one's own (a file)
+// writes a recording that `acpbridge replay` serves with the same answer
+// once the profile's file is gone (the recording carries the profile), and
+// that holds no path of this machine.
 func TestPTYRecordThenReplay(t *testing.T) {
 	t.Parallel()
 	tui := buildFakeTUI(t)
-	rec := filepath.Join(t.TempDir(), "rec.txtar")
-	live, stop := ptyTurn(t, "edit the notes", sdk.PermissionOptionKindAllowAlways, "pty", "--record", rec, "--", tui)
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec.txtar")
+	var src bytes.Buffer
+	if code := runBridgeIn(t, &src, "pty", "--print-profile", "faketui"); code != 0 {
+		t.Fatalf("--print-profile: exit %d", code)
+	}
+	profile := filepath.Join(t.TempDir(), "mine.toml")
+	if err := os.WriteFile(profile, bytes.Replace(src.Bytes(), []byte(`name = "faketui"`), []byte(`name = "mine"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	live, stop := ptyTurn(t, "edit the notes", sdk.PermissionOptionKindAllowAlways, "pty", "--profile", profile, "--record", rec, "--", tui)
+	if err := os.Remove(profile); err != nil {
+		t.Fatal(err)
+	}
 	if want := "I will edit notes.txt.\nFile edited."; live != want || stop != sdk.StopReasonEndTurn {
 		t.Fatalf("live turn answered %q, %s; want %q, end_turn", live, stop, want)
 	}
@@ -74,7 +91,7 @@ func TestPTYRecordThenReplay(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no recording: %v", err)
 	}
-	for _, machine := range []string{tui, filepath.Dir(rec)} {
+	for _, machine := range []string{tui, dir} {
 		if strings.Contains(string(data), machine) {
 			t.Errorf("the recording holds %q", machine)
 		}
@@ -106,4 +123,55 @@ func TestPTYStdinEOFLeavesNoProcess(t *testing.T) {
 		t.Errorf("the TUI's child %d survived the bridge", pid)
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
+}
+
+// `acpbridge pty --explain` runs the agent and shows on stderr which of
+// the profile's patterns match its screen, typing the lines of stdin; it
+// serves no ACP, so stdout stays empty.
+func TestPTYExplain(t *testing.T) {
+	t.Parallel()
+	tui := buildFakeTUI(t)
+	cmd := exec.Command(binPath, "pty", "--explain", "--", tui)
+	cmd.Stdin = strings.NewReader("hello\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("explain: %v; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("explain did not end at the end of stdin; stderr:\n%s", stderr.String())
+	}
+	for _, want := range []string{`idle '^  \? for shortcuts$' matches line`, "=> idle", `── typing "hello" and enter`} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+		}
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout: %q", stdout.String())
+	}
+}
+
+// runBridgeIn runs the built bridge with args, its stdout into out, and
+// returns its exit code.
+func runBridgeIn(t *testing.T, out *bytes.Buffer, args ...string) int {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Stdout = out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }

@@ -22,9 +22,12 @@ import (
 // the adapter that plays the recording named.
 func replayFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 	var pace time.Duration
+	var profile string
 	flags := []cli.Flag{
 		&cli.DurationFlag{Name: "pace", EnvVars: []string{"ACPBRIDGE_REPLAY_PACE"},
 			Usage: "delay before each recorded output line, to watch a replay at a human speed (e.g. 30ms)", Destination: &pace},
+		&cli.StringFlag{Name: "profile", Usage: "play a terminal recording with this profile (a built-in `NAME` or a FILE) " +
+			"instead of the one it carries", Destination: &profile},
 	}
 	return flags, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
 		if c.NArg() != 1 {
@@ -34,6 +37,16 @@ func replayFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		rec, err := recording.Open(c.Args().First())
 		if err != nil {
 			return nil, usageError(c, fmt.Sprintf("loading fixture: %v", err))
+		}
+		if profile != "" {
+			if rec.Meta["adapter"] != "pty" {
+				return nil, usageError(c, "--profile is for terminal recordings (adapter: pty), not "+rec.Meta["adapter"]+" ones")
+			}
+			p, err := pty.FindProfile(profile, "")
+			if err != nil {
+				return nil, cli.Exit(fmt.Sprintf("--profile: %v", err), 2)
+			}
+			rec.Profile = p.Source()
 		}
 		a, err := replayWith(w, rec, pace)
 		if err != nil {
@@ -103,7 +116,16 @@ func replayACP(d adapterEntry, w wiring, rec *recording.Recording, pace time.Dur
 // replayPTY plays a terminal recording at its recorded pace: its timing
 // is what the engine reads screens by.
 func replayPTY(_ adapterEntry, w wiring, rec *recording.Recording, _ time.Duration) (bridge.Adapter, error) {
-	return pty.Replay(rec.Meta, rec.Script, pty.ReplayOptions{Logger: w.logger})
+	o := pty.ReplayOptions{Logger: w.logger}
+	if rec.Profile != nil {
+		// The profile the recording carries (or --profile's).
+		p, err := pty.ParseProfile(rec.Path+" (profile)", rec.Profile)
+		if err != nil {
+			return nil, err
+		}
+		o.Profile = p
+	}
+	return pty.Replay(rec.Meta, rec.Script, o)
 }
 
 // claudeReplay wraps Claude Code's adapter around the replay's launcher.

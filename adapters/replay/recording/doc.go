@@ -44,6 +44,8 @@
 //     A PTY recording (adapter: pty) holds terminal bytes in its steps:
 //     {"t_ms":N,"out":"..."} drawn by the agent, {"t_ms":N,"in":"..."}
 //     typed by the bridge (see adapters/pty).
+//   - profile: in a PTY recording, the profile (TOML) it was made with, so
+//     that it plays without the file that profile came from.
 //   - editor: optional ACP messages from a synthetic editor, one JSON object
 //     per line (blank lines and '#' comments skipped).
 //   - want: optional ACP frames the bridge must write, as indented JSON

@@ -16,6 +16,8 @@ const (
 	SectionAgent  = "agent"
 	SectionEditor = "editor"
 	SectionWant   = "want"
+	// SectionProfile holds the profile a PTY recording was made with.
+	SectionProfile = "profile"
 )
 
 // Fixture is a loaded fixture file. Meta, Script and Editor are parsed views

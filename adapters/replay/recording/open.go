@@ -28,6 +28,10 @@ type Recording struct {
 	// Editor holds the editor section's messages, compacted; nil when the
 	// file has none.
 	Editor []json.RawMessage
+	// Profile is the profile section, as written: the profile a PTY
+	// recording was made with (TOML), so that it plays without the file
+	// the profile came from. Nil when the file has none.
+	Profile []byte
 	// HasScript reports whether the file has an agent section, and Steps
 	// is how many steps it holds.
 	HasScript bool
@@ -103,6 +107,8 @@ func (o *opener) scan() error {
 				o.metaLine = o.lines.n + 1
 			case SectionEditor:
 				o.editorLine = o.lines.n + 1
+			case SectionProfile:
+				o.r.Profile = []byte{}
 			case SectionAgent:
 				o.r.HasScript = true
 				o.r.agent = span{off: o.lines.off, line: o.lines.n + 1, compact: true}
@@ -114,6 +120,8 @@ func (o *opener) scan() error {
 			o.meta = append(o.meta, line...)
 		case SectionEditor:
 			o.editor = append(o.editor, line...)
+		case SectionProfile:
+			o.r.Profile = append(o.r.Profile, line...)
 		case SectionAgent:
 			o.r.agent.longest = max(o.r.agent.longest, len(line))
 			if o.agentErr == nil {

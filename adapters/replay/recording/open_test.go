@@ -186,3 +186,23 @@ func TestSliceSteps(t *testing.T) {
 		t.Errorf("SliceSteps gave %v", got)
 	}
 }
+
+// Open keeps the profile section a PTY recording carries, as written.
+func TestOpenKeepsTheProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.txtar")
+	profile := "name = \"mine\"\nidle = '^> ?$'\n"
+	data := "-- meta --\nadapter: pty\n-- profile --\n" + profile + "-- agent --\n> {\"t_ms\":0,\"out\":\"> \"}\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Profile) != profile {
+		t.Errorf("Profile = %q, want %q", r.Profile, profile)
+	}
+	if r.Steps != 1 {
+		t.Errorf("Steps = %d, want 1", r.Steps)
+	}
+}
