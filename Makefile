@@ -124,7 +124,7 @@ lint:
 # Rewrite the `want` sections of the transcript goldens (every recording but
 # the terminal ones, in adapters/replay) and the type goldens. Only packages that define -update: others reject the flag.
 golden:
-	$(GO) test ./bridge/acp ./adapters/claude ./adapters/replay -run 'Golden' -update
+	$(GO) test ./bridge/acp ./adapters/internal/streamjson ./adapters/replay -run 'Golden' -update
 
 fuzz:
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s
@@ -133,8 +133,8 @@ fuzz:
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzScanHead -fuzztime 20s
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime 20s
 	$(GO) test ./bridge -run '^$$' -fuzz FuzzRequest -fuzztime 20s
-	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
-	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s
+	$(GO) test ./adapters/internal/streamjson -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
+	$(GO) test ./adapters/internal/streamjson -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzAppendJSONText$$' -fuzztime 20s
 	$(GO) test ./adapters/replay/recording -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
