@@ -398,7 +398,7 @@ func (s *Session) spec(resume bool, mode, model string) proc.Spec {
 	o, d := s.a.opts, s.a.dialect
 	args := slices.Clone(d.Args)
 	args = append(args, d.sessionArgs(resume, string(s.id))...)
-	if mode != "" && mode != d.defaultMode() && d.ModeArg != "" {
+	if mode != "" && d.ModeArg != "" && (mode != d.defaultMode() || !d.isClaude()) {
 		args = append(args, d.ModeArg, mode)
 	}
 	if model != "" && model != "default" && d.ModelArg != "" {

@@ -51,6 +51,8 @@ type translator struct {
 	textOpen bool
 	// live tails running shell commands' output; nil for none.
 	live *liveShells
+	// unknown are the message types already logged as unknown.
+	unknown map[string]bool
 }
 
 // toolUse is what the translator remembers of one tool use.
@@ -112,7 +114,15 @@ func (t *translator) handle(ev event) {
 	case "rate_limit_event":
 		t.notify(rateLimitNotice(root))
 	default:
-		t.log.Debug().Str("type", ev.typ).Msg("skipping unknown claude output")
+		// Forward compatibility: a type this engine does not know is
+		// skipped, and said once per session, not once per line.
+		if !t.unknown[ev.typ] {
+			if t.unknown == nil {
+				t.unknown = map[string]bool{}
+			}
+			t.unknown[ev.typ] = true
+			t.log.Debug().Str("type", ev.typ).Msg("skipping unknown output of the CLI (said once per type)")
+		}
 	}
 }
 
