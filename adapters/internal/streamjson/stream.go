@@ -23,6 +23,7 @@ func (t *translator) streamEvent(root gjson.Result) {
 	case "message_start":
 		t.msgID = orDefault(e.Get("message.id").String(), t.msgID)
 		clear(t.blocks)
+		t.unclaimed[0], t.unclaimed[1] = t.unclaimed[0][:0], t.unclaimed[1][:0]
 	case "content_block_start":
 		cb := e.Get("content_block")
 		switch cb.Get("type").String() {
@@ -143,6 +144,13 @@ func (t *translator) chunk(text string, thought bool, parent string) {
 func (t *translator) chunkOf(k streamKey, text, parent string) {
 	if k != t.last {
 		t.streamed[k], t.last = true, k
+	}
+	if parent == "" {
+		i := 0
+		if k.thought {
+			i = 1
+		}
+		t.unclaimed[i] = append(t.unclaimed[i], text...)
 	}
 	t.sendChunk(text, k.thought, parent)
 }

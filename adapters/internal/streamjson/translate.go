@@ -34,13 +34,20 @@ type translator struct {
 	blocks   map[int64]string   // stream index -> tool use id, for the current message
 	streamed map[streamKey]bool // message parts already streamed
 	last     streamKey          // the part the last chunk came from
-	msgID    string             // API message being streamed
-	pend     pendingChunk       // deltas held to go out as one chunk (mergeDelta)
-	plan     taskPlan
-	used     uint64          // context tokens of the last main-thread message
-	bg       map[string]bool // background tasks still running, by task id
-	meter    usageMeter      // context window and cost, for usage_update
-	compact  compaction      // the compaction running, if any
+	// unclaimed is the text and thinking streamed since the last assistant
+	// frame that claimed it, [0] text, [1] thinking. A CLI that streams
+	// several blocks under one message_start but sends each block's frame
+	// with an id of its own (Qwen Code) is recognised by it: a frame whose
+	// id was not streamed but whose text is exactly what was, is not
+	// repeated.
+	unclaimed [2][]byte
+	msgID     string       // API message being streamed
+	pend      pendingChunk // deltas held to go out as one chunk (mergeDelta)
+	plan      taskPlan
+	used      uint64          // context tokens of the last main-thread message
+	bg        map[string]bool // background tasks still running, by task id
+	meter     usageMeter      // context window and cost, for usage_update
+	compact   compaction      // the compaction running, if any
 	// compaction: the editor advertised session.compaction.
 	compaction bool
 	// notices is how the CLI's informational messages reach the editor;
@@ -146,15 +153,16 @@ func (t *translator) assistant(root gjson.Result) {
 	for _, b := range msg.Get("content").Array() {
 		switch b.Get("type").String() {
 		case "text":
+			text := b.Get("text").String()
 			switch {
 			case refusal:
-				t.paragraph(b.Get("text").String())
-			case !t.streamed[streamKey{id, false}] && !apiError:
-				t.sendChunk(b.Get("text").String(), false, parent)
+				t.paragraph(text)
+			case !t.claim(streamKey{id, false}, text, parent) && !apiError:
+				t.sendChunk(text, false, parent)
 			}
 		case "thinking":
-			if !t.streamed[streamKey{id, true}] {
-				t.sendChunk(b.Get("thinking").String(), true, parent)
+			if text := b.Get("thinking").String(); !t.claim(streamKey{id, true}, text, parent) {
+				t.sendChunk(text, true, parent)
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use":
 			t.toolInput(b.Get("id").String(), b.Get("name").String(), b.Get("input"), parent)
@@ -163,6 +171,23 @@ func (t *translator) assistant(root gjson.Result) {
 	if parent == "" && msg.Get("model").String() != "<synthetic>" {
 		t.noteUsage(msg)
 	}
+}
+
+// claim reports whether the part k of a complete assistant frame, whose
+// text is text, was streamed already: its message's part was, or (on the
+// main thread) what was streamed since the last claim is exactly text.
+// Either way the main thread's streamed text is claimed.
+func (t *translator) claim(k streamKey, text, parent string) bool {
+	if parent != "" {
+		return t.streamed[k]
+	}
+	i := 0
+	if k.thought {
+		i = 1
+	}
+	u := t.unclaimed[i]
+	t.unclaimed[i] = u[:0]
+	return t.streamed[k] || len(u) > 0 && string(u) == text
 }
 
 // toolStart announces a tool use as soon as its block starts streaming.
