@@ -87,7 +87,7 @@ func adapters() []adapterEntry {
 				"claude, qwen (Qwen Code). Without CMD the dialect's command runs; --print-dialect NAME\n" +
 				"prints a built-in dialect as the template of a dialect file.",
 			example: "--dialect qwen",
-			flags:   streamJSONFlags},
+			flags:   streamJSONFlags, kind: "stream-json", replay: replayStreamJSON},
 		{name: "replay",
 			usage:     "serve a recorded session (Claude Code, a native-ACP CLI, Codex or a terminal agent) as if the wrapped agent were running (no CLI or credentials needed)",
 			argsUsage: "FIXTURE",
