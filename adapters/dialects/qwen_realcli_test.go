@@ -2,9 +2,11 @@ package dialects
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
@@ -20,8 +23,27 @@ import (
 // server playing scenario (fixtures/scenarios/acp/NAME.json).
 func qwenSession(t *testing.T, scenario string, c *client) (acp.Session, string) {
 	t.Helper()
+	w := qwenWorld(t, filepath.Join("../../fixtures/scenarios/acp", scenario+".json"), nil, c)
+	return w.session, w.env.Dir
+}
+
+// qwenRun is one real Qwen Code session and its world.
+type qwenRun struct {
+	session acp.Session
+	adapter acp.Adapter
+	env     *agentenv.Env
+	srv     *modelserver.Server
+}
+
+// qwenWorld opens a session of the real Qwen Code in its stream-JSON
+// dialect against a model server playing the scenario file; settings, when
+// set, edits Qwen's settings.json (given the model server's URL) first.
+// Its cleanup closes the session and the adapter, and checks that no
+// process lives on with the run's HOME.
+func qwenWorld(t *testing.T, scenario string, settings func(s map[string]any, url string), clients ...*client) *qwenRun {
+	t.Helper()
 	root := t.TempDir()
-	sc, err := modelserver.Load(filepath.Join("../../fixtures/scenarios/acp", scenario+".json"))
+	sc, err := modelserver.Load(scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +52,13 @@ func qwenSession(t *testing.T, scenario string, c *client) (acp.Session, string)
 	url := srv.Start()
 	t.Cleanup(srv.Close)
 	env := agentenv.Require(t, "qwen", agentenv.Options{ModelURL: url, Root: root, Cwd: cwd})
+	if settings != nil {
+		editSettings(t, filepath.Join(env.Home, ".qwen", "settings.json"), func(s map[string]any) { settings(s, url) })
+	}
+	c := &client{}
+	if len(clients) > 0 {
+		c = clients[0]
+	}
 	d, _ := Builtin("qwen")
 	a := New(Options{Dialect: d, Path: env.Argv[0], Env: env.Env, ModelCache: "-",
 		StartTimeout: 2 * time.Minute, ModelWait: 2 * time.Minute,
@@ -41,8 +70,31 @@ func qwenSession(t *testing.T, scenario string, c *client) (acp.Session, string)
 	t.Cleanup(func() {
 		_ = s.Close()
 		_ = a.Close()
+		for _, pid := range bridgeproc.HomeProcesses(env.Home) {
+			t.Errorf("process %d of Qwen's HOME survived the close", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	})
-	return s, env.Dir
+	return &qwenRun{session: s, adapter: a, env: env, srv: srv}
+}
+
+// editSettings rewrites a JSON settings file through edit.
+func editSettings(t *testing.T, path string, edit func(map[string]any)) {
+	t.Helper()
+	s := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(s)
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestQwenStreamJSON: the real Qwen Code through its stream-JSON dialect:
