@@ -36,7 +36,9 @@ func BenchmarkQwen(b *testing.B) {
 		b.Skip(err)
 	}
 	subjects := []qwenSubject{
-		{"native ACP", func(qwen string, extra []string) []string { return append([]string{"qwen", "--path", qwen, "--"}, extra...) }},
+		{"native ACP", func(qwen string, extra []string) []string {
+			return append([]string{"qwen", "--path", qwen, "--"}, extra...)
+		}},
 		{"stream-JSON", func(qwen string, extra []string) []string {
 			return append([]string{"stream-json", "--dialect", "qwen", "--", qwen}, extra...)
 		}},
