@@ -118,6 +118,17 @@ CODEX_ROUNDS ?= 8
 bench-codex: build codex-cli bench-peer
 	$(GO) test -v -run '^$$' -bench '^BenchmarkCodex$$' -benchtime $(CODEX_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/dev/benchtable
 
+# The pinned real Qwen Code two ways side by side, in the same rounds on
+# the same scripted Chat Completions server: its native ACP through the
+# passthrough (acpbridge qwen) and stream-JSON through the qwen dialect
+# (acpbridge stream-json --dialect qwen). Start, first chunk, a 20,000-
+# character turn, the bridge's and Qwen's peak RSS: QWEN_ROUNDS samples of
+# each (docs/stream-json-dialects.md has the table).
+QWEN_ROUNDS ?= 5
+.PHONY: bench-qwen
+bench-qwen: agent-clis
+	$(GO) test -v -run '^$$' -bench '^BenchmarkQwen$$' -benchtime $(QWEN_ROUNDS)x -count 1 -timeout 30m ./cmd/acpbridge/
+
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
@@ -126,7 +137,7 @@ lint:
 # Rewrite the `want` sections of the transcript goldens (every recording but
 # the terminal ones, in adapters/replay) and the type goldens. Only packages that define -update: others reject the flag.
 golden:
-	$(GO) test ./bridge/acp ./adapters/claude ./adapters/replay -run 'Golden' -update
+	$(GO) test ./bridge/acp ./adapters/internal/streamjson ./adapters/replay -run 'Golden' -update
 
 fuzz:
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s
@@ -135,8 +146,8 @@ fuzz:
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzScanHead -fuzztime 20s
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime 20s
 	$(GO) test ./bridge -run '^$$' -fuzz FuzzRequest -fuzztime 20s
-	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
-	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s
+	$(GO) test ./adapters/internal/streamjson -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
+	$(GO) test ./adapters/internal/streamjson -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzAppendJSONText$$' -fuzztime 20s
 	$(GO) test ./adapters/replay/recording -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s

@@ -18,6 +18,7 @@ import (
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/codex"
+	"github.com/acpbridge/acpbridge/adapters/dialects"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
@@ -26,8 +27,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the want sections of the JSON-RPC recordings")
 
-// goldenDirs hold the recordings the golden transcripts play: Claude
-// Code's (adapter: claude) and the JSON-RPC ones (adapter: acp or codex).
+// goldenDirs hold the recordings the golden transcripts play: the
+// stream-JSON ones (adapter: claude, and stream-json: Qwen Code's in its
+// dialect) and the JSON-RPC ones (adapter: acp or codex).
 // Terminal recordings (fixtures/pty) are played by adapters/pty's tests.
 var goldenDirs = []string{"claude", "gemini", "qwen", "opencode", "copilot", "codex"}
 
@@ -80,13 +82,26 @@ func TestGolden(t *testing.T) {
 // goldenAdapter builds the adapter fx names around the replay's player, as
 // cmd/acpbridge does, with the recorded session id for every session.
 func goldenAdapter(t *testing.T, fx *recording.Fixture) bridge.Adapter {
-	if fx.Meta["adapter"] != "claude" {
+	sid := fx.Meta["session"]
+	var wrap func(l replay.Launch) bridge.Adapter
+	switch fx.Meta["adapter"] {
+	case "claude":
+		wrap = func(l replay.Launch) bridge.Adapter {
+			return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true, NewSessionID: func() string { return sid }})
+		}
+	case "stream-json":
+		d, ok := dialects.Builtin(fx.Meta["dialect"])
+		if !ok {
+			t.Fatalf("%s: no built-in dialect %q", fx.Path, fx.Meta["dialect"])
+		}
+		wrap = func(l replay.Launch) bridge.Adapter {
+			return dialects.New(dialects.Options{Dialect: d, Launch: l, AwaitStart: true, ModelCache: "-",
+				NewSessionID: func() string { return sid }, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+		}
+	default:
 		return rpcAdapter(t, fx.Path)
 	}
-	sid := fx.Meta["session"]
-	a, err := replay.New(fx, replay.Options{Wrap: func(l replay.Launch) bridge.Adapter {
-		return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true, NewSessionID: func() string { return sid }})
-	}})
+	a, err := replay.New(fx, replay.Options{Wrap: wrap})
 	if err != nil {
 		t.Fatal(err)
 	}

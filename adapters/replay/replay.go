@@ -10,9 +10,10 @@
 // No adapter imports another, so this package never builds the adapter it
 // drives: its caller (the composition root, cmd/acpbridge's replay.go,
 // which picks by the fixture's "adapter" meta) does. For a Claude Code
-// recording ("adapter: claude") the caller passes Options.Wrap, which builds
-// the adapter around the launcher this package gives it (the player is
-// adapters/replay/streamplayer); Adapter adds what a replay serves besides (the
+// recording ("adapter: claude"), or one of another CLI in its stream-JSON
+// dialect ("adapter: stream-json", "dialect: NAME"), the caller passes
+// Options.Wrap, which builds the adapter around the launcher this package
+// gives it (the player is adapters/replay/streamplayer); Adapter adds what a replay serves besides (the
 // recorded session to list and load). For a JSON-RPC recording ("adapter:
 // acp", "adapter: codex") the caller builds the adapter itself with Launcher
 // as its process starter (the player is adapters/replay/rpcplayer); the adapter
@@ -74,7 +75,7 @@ type Options struct {
 	// Pace is a delay before each recorded output line, to watch a replay
 	// unfold at a human speed (default none).
 	Pace time.Duration
-	// Wrap builds the adapter a Claude Code recording is played through,
+	// Wrap builds the adapter a stream-JSON recording is played through,
 	// around launch (required by New and Stream).
 	Wrap func(launch Launch) acp.Adapter
 }
@@ -117,7 +118,9 @@ type source struct {
 }
 
 // New returns an Adapter serving fx, whose script is held in memory. Only
-// Claude Code recordings ("adapter: claude") are played this way.
+// stream-JSON recordings (Claude Code's, "adapter: claude", and those of
+// other CLIs in their dialects, "adapter: stream-json") are played this
+// way.
 func New(fx *recording.Fixture, opts Options) (*Adapter, error) {
 	return newAdapter(source{
 		path:   fx.Path,
@@ -143,7 +146,7 @@ func Stream(rec *recording.Recording, opts Options) (*Adapter, error) {
 }
 
 func newAdapter(src source, opts Options) (*Adapter, error) {
-	if name := src.meta["adapter"]; name != "claude" {
+	if name := src.meta["adapter"]; name != "claude" && name != "stream-json" {
 		return nil, fmt.Errorf("replaying %s: unsupported adapter %q", src.path, name)
 	}
 	if src.steps == 0 {
@@ -201,10 +204,11 @@ func (a *Adapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c a
 	return a.inner.NewSession(ctx, req, c)
 }
 
-// ListSessions lists the recorded session (when cwd, if given, matches).
+// ListSessions lists the recorded session (when cwd, if given, matches and
+// the wrapped adapter can load it).
 func (a *Adapter) ListSessions(_ context.Context, req acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
 	cwd := a.src.meta["cwd"]
-	if req.Cwd != nil && *req.Cwd != cwd {
+	if _, ok := a.inner.(RecordedLoader); !ok || req.Cwd != nil && *req.Cwd != cwd {
 		return acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}, nil
 	}
 	info := acp.SessionInfo{SessionID: a.recorded, Cwd: cwd}

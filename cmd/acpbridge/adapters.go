@@ -80,6 +80,14 @@ func adapters() []adapterEntry {
 			exe:       "codex", env: "ACPBRIDGE_CODEX_PATH", pathFlag: "codex-path",
 			install: "npm install -g @openai/codex",
 			flags:   codexFlags, kind: "codex", replay: replayCodex},
+		{name: "stream-json",
+			usage:     "serve a Claude-Code-style CLI (Claude Code's stream-JSON protocol in its own dialect: built in, or a TOML file)",
+			argsUsage: "[-- CMD [ARGS...]]",
+			description: "The dialect names the CLI's flags, tools, permission modes and messages. Built-in dialects:\n" +
+				"claude, qwen (Qwen Code). Without CMD the dialect's command runs; --print-dialect NAME\n" +
+				"prints a built-in dialect as the template of a dialect file.",
+			example: "--dialect qwen",
+			flags:   streamJSONFlags, kind: "stream-json", replay: replayStreamJSON},
 		{name: "replay",
 			usage:     "serve a recorded session (Claude Code, a native-ACP CLI, Codex or a terminal agent) as if the wrapped agent were running (no CLI or credentials needed)",
 			argsUsage: "FIXTURE",

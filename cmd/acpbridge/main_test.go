@@ -13,16 +13,18 @@ import (
 // binPath is the acpbridge binary built once for the end-to-end tests;
 // fakeAgentPath is cmd/dev/fakeagent, a stand-in for a wrapped CLI that plays a
 // recorded session as a real child process.
-// acpAgentPath is cmd/dev/acpagent, a scripted agent that speaks ACP itself.
-var binPath, fakeAgentPath, acpAgentPath string
+// acpAgentPath is cmd/dev/acpagent, a scripted agent that speaks ACP itself;
+// relayAgentPath is cmd/dev/relayagent, a scripted CLI that speaks stream-JSON
+// in a dialect of its own.
+var binPath, fakeAgentPath, acpAgentPath, relayAgentPath string
 
 func TestMain(m *testing.M) {
-	paths, remove, err := bridgeproc.Build(".", "../dev/fakeagent", "../dev/acpagent")
+	paths, remove, err := bridgeproc.Build(".", "../dev/fakeagent", "../dev/acpagent", "../dev/relayagent")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binPath, fakeAgentPath, acpAgentPath = paths[0], paths[1], paths[2]
+	binPath, fakeAgentPath, acpAgentPath, relayAgentPath = paths[0], paths[1], paths[2], paths[3]
 	code := m.Run()
 	remove()
 	os.Exit(code)

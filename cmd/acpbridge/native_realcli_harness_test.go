@@ -117,12 +117,19 @@ type nativeBridge struct {
 // closes its stdin and checks that nothing it started survives.
 func (w *nativeWorld) startNative(t *testing.T) *nativeBridge {
 	t.Helper()
+	return w.startBridge(t, w.bridgeArgs())
+}
+
+// startBridge is startNative with the bridge's command line args (after
+// the logging flags).
+func (w *nativeWorld) startBridge(t *testing.T, args []string) *nativeBridge {
+	t.Helper()
 	b := &nativeBridge{w: w, ed: acpclient.New("")}
 	tap := acpclient.NewTap(w.schema.NewChecker(), func(err error) { t.Errorf("bridge stdout: %v", err) })
 	// Registered first, so it runs after the stop: every frame decodes.
 	t.Cleanup(func() { agentFrames(t, tap.Since(0)) })
 	b.Proc = bridgeproc.Start(t, binPath, bridgeproc.Options{
-		Args: append([]string{"--log-level", "debug", "--log-format", "json"}, w.bridgeArgs()...),
+		Args: append([]string{"--log-level", "debug", "--log-format", "json"}, args...),
 		Env:  w.bridgeEnv(),
 		// In the project, as an editor starts it: the agent asked at
 		// initialize then serves the first session opened there, and the

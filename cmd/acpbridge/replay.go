@@ -12,6 +12,7 @@ import (
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/codex"
+	"github.com/acpbridge/acpbridge/adapters/dialects"
 	"github.com/acpbridge/acpbridge/adapters/pty"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 	"github.com/acpbridge/acpbridge/adapters/replay/recording"
@@ -88,6 +89,20 @@ func orList(s []string) string {
 // replayClaude plays a stream-JSON recording through Claude Code's adapter.
 func replayClaude(d adapterEntry, w wiring, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
 	return replay.Stream(rec, replay.Options{Pace: pace, Wrap: claudeReplay(d, w)})
+}
+
+// replayStreamJSON plays a recording of a CLI in its stream-JSON dialect
+// (its "dialect" meta, a built-in one) through the engine with that
+// dialect.
+func replayStreamJSON(_ adapterEntry, w wiring, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
+	d, ok := dialects.Builtin(rec.Meta["dialect"])
+	if !ok {
+		return nil, fmt.Errorf("dialect %q is not a built-in one (%s)", rec.Meta["dialect"], strings.Join(dialects.Builtins(), ", "))
+	}
+	return replay.Stream(rec, replay.Options{Pace: pace, Wrap: func(launch replay.Launch) bridge.Adapter {
+		return dialects.New(dialects.Options{Dialect: d, Launch: launch, ModelCache: "-", AwaitStart: true,
+			Logger: w.logger, Trace: w.trace, StopGrace: w.stopGrace})
+	}})
 }
 
 // replayCodex plays a JSON-RPC recording through Codex's adapter.

@@ -13,7 +13,8 @@ import (
 )
 
 // TestSDKClientDrivesEveryKindOfReplay has the independent SDK client play
-// one recording of each JSON-RPC kind through the built binary's replay
+// one recording of each JSON-RPC kind, and Qwen Code's in its stream-JSON
+// dialect, through the built binary's replay
 // command (Claude Code's is TestSDKClientDrivesReplay): a session, a turn
 // whose command the editor allows, its tool call run to completion and the
 // agent's text.
@@ -25,6 +26,7 @@ func TestSDKClientDrivesEveryKindOfReplay(t *testing.T) {
 		{"gemini/tool_allow.txtar", "RUN-ALLOWED: print the marker."},
 		{"copilot/tool_allow.txtar", "RUN-ALLOWED: print the marker."},
 		{"codex/command_allow.txtar", "run allowed"},
+		{"qwen/stream_json_tool_allow.txtar", "RUN-ALLOWED: print the marker."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {

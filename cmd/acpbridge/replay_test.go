@@ -29,6 +29,10 @@ func TestReplayKinds(t *testing.T) {
 		{"claude", filepath.Join(dir, "claude", "text.txtar"), func(a any) bool { _, ok := a.(*replay.Adapter); return ok }},
 		{"acp", filepath.Join(dir, "gemini", "text.txtar"), func(a any) bool { _, ok := a.(*acpadapter.Adapter); return ok }},
 		{"codex", filepath.Join(dir, "codex", "text.txtar"), func(a any) bool { _, ok := a.(*codex.Adapter); return ok }},
+		{"stream-json", filepath.Join(dir, "qwen", "stream_json_text.txtar"), func(a any) bool {
+			r, ok := a.(*replay.Adapter)
+			return ok && strings.HasPrefix(r.Info().Title, "Qwen Code (replay of")
+		}},
 		{"pty", filepath.Join(dir, "pty", "text.txtar"), func(a any) bool { _, ok := a.(*pty.Adapter); return ok }},
 	}
 	for _, tt := range tests {
@@ -50,7 +54,7 @@ func TestReplayKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replayAdapter(&globals{}, rec, 0); err == nil || !strings.Contains(err.Error(), `"telepathy" (want claude, acp, codex or pty)`) {
+	if _, err := replayAdapter(&globals{}, rec, 0); err == nil || !strings.Contains(err.Error(), `"telepathy" (want claude, acp, codex, stream-json or pty)`) {
 		t.Errorf("replayAdapter(adapter: telepathy) = %v, want an error naming the known kinds", err)
 	}
 }

@@ -24,6 +24,11 @@ type agentRun struct {
 	dialect dialect
 }
 
+// scenariosStreamJSON holds the scenarios of CLIs recorded in their
+// stream-JSON dialect: tools named by role, the host speaking Claude Code's
+// protocol.
+const scenariosStreamJSON = "fixtures/scenarios/stream-json"
+
 // scenarioDir is where the scenarios of an agent live: one set for the
 // native-ACP CLIs, one for Codex, one for Claude Code.
 func scenariosOf(agent string) string {

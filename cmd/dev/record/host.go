@@ -154,11 +154,12 @@ func (s *cliSession) waitContains(ctx context.Context, sub string, count int) er
 }
 
 // waitTurnEnd waits for the end of the current turn: a result frame and then
-// the idle session state. A permission request on the way is an error: the
-// script should have answered it.
+// the idle session state (or the result alone, from a CLI that sends no
+// states). A permission request on the way is an error: the script should
+// have answered it.
 func (s *cliSession) waitTurnEnd(ctx context.Context) error {
 	err := s.waitFor(ctx, "result and idle", func() bool {
-		return len(s.pending) > 0 || (s.results > s.turnsEnded && s.idleSeen > 0)
+		return len(s.pending) > 0 || (s.results > s.turnsEnded && (s.idleSeen > 0 || s.noStates))
 	})
 	if err != nil {
 		return err

@@ -2,8 +2,11 @@
 // (fixtures/testsupport/modelserver) and writes what crossed the CLI's stdin and stdout
 // as a fixture: Claude Code in stream-JSON mode (fixtures/claude/NAME.txtar,
 // the default), a native-ACP CLI (-agent gemini, qwen, opencode or copilot:
-// fixtures/AGENT/NAME.txtar, "adapter: acp") or Codex's app-server (-agent
-// codex: fixtures/codex/NAME.txtar, "adapter: codex").
+// fixtures/AGENT/NAME.txtar, "adapter: acp"), Codex's app-server (-agent
+// codex: fixtures/codex/NAME.txtar, "adapter: codex") or a CLI in its
+// stream-JSON dialect (-agent qwen -stream-json, scenarios in
+// fixtures/scenarios/stream-json: fixtures/qwen/stream_json_NAME.txtar,
+// "adapter: stream-json").
 //
 // The native-ACP CLIs share the scenarios in fixtures/scenarios/acp (tools
 // named by role, so one scenario serves every CLI) and Codex has its own in
@@ -48,11 +51,13 @@ import (
 )
 
 type config struct {
-	claude    string
-	agent     string // "" or claude: Claude Code; else a JSON-RPC agent
-	version   string
-	scenarios string
-	outDir    string
+	claude string
+	agent  string // "" or claude: Claude Code; else a JSON-RPC agent
+	// streamJSON records agent in its stream-JSON dialect instead.
+	streamJSON bool
+	version    string
+	scenarios  string
+	outDir     string
 	// transcripts, if set, is where the CLI's own session transcript
 	// (its JSONL file under the config dir) is also saved, as NAME.jsonl.
 	transcripts string
@@ -75,6 +80,7 @@ func run() error {
 	all := flag.Bool("all", false, "record every scenario in -scenarios")
 	flag.StringVar(&cfg.claude, "claude", "", "Claude Code executable (default $CLAUDE_BIN, relative to the repository root, else scripts/install-claude.sh)")
 	flag.StringVar(&cfg.agent, "agent", "", "agent to record: claude (default), gemini, qwen, opencode, copilot or codex")
+	flag.BoolVar(&cfg.streamJSON, "stream-json", false, "record -agent in its stream-JSON dialect (acpbridge stream-json --dialect AGENT), from fixtures/scenarios/stream-json")
 	flag.StringVar(&cfg.scenarios, "scenarios", "", "directory of scenario files (default: the agent's, see scenarioDir)")
 	flag.StringVar(&cfg.outDir, "dir", "", "directory for fixtures (with -all or without -out; default fixtures/AGENT)")
 	flag.StringVar(&cfg.transcripts, "transcripts", "", "also save each session's transcript file as DIR/NAME.jsonl (e.g. fixtures/claude/transcripts)")
@@ -93,14 +99,24 @@ func run() error {
 	if cfg.agent == "claude" {
 		cfg.agent = ""
 	}
+	if cfg.streamJSON && cfg.agent == "" {
+		return fmt.Errorf("-stream-json needs -agent (e.g. -agent qwen)")
+	}
 	if cfg.scenarios == "" {
 		cfg.scenarios = scenariosOf(cfg.agent)
+		if cfg.streamJSON {
+			cfg.scenarios = scenariosStreamJSON
+		}
 	}
 	if cfg.outDir == "" {
 		cfg.outDir = filepath.Join("fixtures", cmp.Or(cfg.agent, "claude"))
 	}
 	rec := record
-	if cfg.agent != "" {
+	if cfg.streamJSON {
+		rec = func(ctx context.Context, cfg *config, name, path string) error {
+			return recordStreamJSON(ctx, cfg, cfg.agent, name, path)
+		}
+	} else if cfg.agent != "" {
 		rec = func(ctx context.Context, cfg *config, name, path string) error {
 			return recordAgent(ctx, cfg, cfg.agent, name, path)
 		}
@@ -121,6 +137,9 @@ func run() error {
 		path := *out
 		if path == "" {
 			path = filepath.Join(cfg.outDir, n+".txtar")
+			if cfg.streamJSON {
+				path = filepath.Join(cfg.outDir, "stream_json_"+n+".txtar")
+			}
 		}
 		fmt.Fprintf(os.Stderr, "record: %s -> %s\n", n, path)
 		if err := rec(ctx, &cfg, n, path); err != nil {

@@ -29,6 +29,9 @@ type cliSession struct {
 	stderr *tailBuffer
 	settle time.Duration // quiet time before each write
 	logf   func(format string, args ...any)
+	// noStates: the CLI sends no session state events (only Claude Code
+	// does, when asked); a turn ends at its result.
+	noStates bool
 
 	steps      []recording.Step
 	eof        bool

@@ -1,0 +1,187 @@
+//go:build linux
+
+package main_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
+)
+
+// BenchmarkQwen runs the pinned real Qwen Code offline two ways, in the
+// same rounds, on the same scripted Chat Completions server: its native
+// ACP through the passthrough (`acpbridge qwen`) and Claude Code's
+// stream-JSON through the qwen dialect (`acpbridge stream-json --dialect
+// qwen`). Each sample is a fresh bridge in a fresh HOME:
+//
+//	start        launch to session/new answered
+//	first chunk  session/new sent to the first prompt's first text chunk
+//	long turn    a 20,000-character answer in 2,000 deltas, prompt to answer
+//	bridge RSS   the bridge's peak resident set
+//	agent RSS    the sum of the peaks of the bridge's descendants (Qwen's tree)
+//
+// b.N is the number of rounds (make bench-qwen: QWEN_ROUNDS, default 5);
+// the table gives medians, RSS the largest.
+func BenchmarkQwen(b *testing.B) {
+	a, _ := agentenv.Lookup("qwen")
+	if _, err := a.Path(); err != nil {
+		b.Skip(err)
+	}
+	subjects := []qwenSubject{
+		{"native ACP", func(qwen string, extra []string) []string {
+			return append([]string{"qwen", "--path", qwen, "--"}, extra...)
+		}},
+		{"stream-JSON", func(qwen string, extra []string) []string {
+			return append([]string{"stream-json", "--dialect", "qwen", "--", qwen}, extra...)
+		}},
+	}
+	samples := map[string][]qwenSample{}
+	for range b.N {
+		for _, s := range subjects {
+			got, err := qwenBenchSample(b.Context(), s)
+			if err != nil {
+				b.Fatalf("%s: %v", s.name, err)
+			}
+			samples[s.name] = append(samples[s.name], got)
+		}
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "Qwen Code %s, medians of %d rounds (RSS: the largest):\n", qwenVersion(), b.N)
+	fmt.Fprintf(&t, "| | start | first chunk | long turn | bridge RSS | agent tree RSS |\n|---|---|---|---|---|---|\n")
+	for _, s := range subjects {
+		ss := samples[s.name]
+		f := func(get func(qwenSample) time.Duration) float64 {
+			var v []float64
+			for _, x := range ss {
+				v = append(v, float64(get(x))/float64(time.Millisecond))
+			}
+			return median(v)
+		}
+		var bridge, agent int64
+		for _, x := range ss {
+			bridge, agent = max(bridge, x.bridgeRSS), max(agent, x.agentRSS)
+		}
+		start, first, turn := f(func(x qwenSample) time.Duration { return x.start }),
+			f(func(x qwenSample) time.Duration { return x.first }), f(func(x qwenSample) time.Duration { return x.turn })
+		fmt.Fprintf(&t, "| %s | %.0f ms | %.0f ms | %.0f ms | %.1f MiB | %.1f MiB |\n", s.name, start, first, turn,
+			float64(bridge)/(1<<20), float64(agent)/(1<<20))
+		key := strings.ReplaceAll(strings.ToLower(s.name), " ", "-")
+		b.ReportMetric(start, "start-ms-"+key)
+		b.ReportMetric(first, "first-ms-"+key)
+		b.ReportMetric(turn, "turn-ms-"+key)
+		b.ReportMetric(float64(bridge)/(1<<20), "bridge-MB-"+key)
+		b.ReportMetric(float64(agent)/(1<<20), "agent-MB-"+key)
+	}
+	b.Log("\n" + t.String())
+}
+
+type qwenSubject struct {
+	name string
+	args func(qwen string, extra []string) []string
+}
+
+type qwenSample struct {
+	start, first, turn  time.Duration
+	bridgeRSS, agentRSS int64
+}
+
+// qwenLong is the long turn's answer.
+var qwenLong = strings.Repeat("The quick brown fox jumps over the lazy dog. ", 445)[:20000]
+
+func qwenBenchScenario() *modelserver.Scenario {
+	return &modelserver.Scenario{Name: "qwen-bench", SideText: "Scripted session",
+		Turns: []modelserver.Turn{
+			{Match: "SAY-HELLO", Blocks: []modelserver.Block{{Type: "text", Text: "Hello from the scripted model.", Deltas: 4}}},
+			{Match: "STREAM-LONG", DeltaDelayMS: -1, Blocks: []modelserver.Block{{Type: "text", Text: qwenLong, Deltas: 2000}}},
+		}}
+}
+
+// qwenBenchSample is one bridge in a fresh world: start, a short turn, the
+// long one, the peaks, stdin EOF.
+func qwenBenchSample(ctx context.Context, s qwenSubject) (qwenSample, error) {
+	var out qwenSample
+	root, err := os.MkdirTemp("", "acpb-qwen-bench-")
+	if err != nil {
+		return out, err
+	}
+	defer os.RemoveAll(root)
+	srv := modelserver.New(qwenBenchScenario(), modelserver.Options{})
+	defer srv.Close()
+	env, err := agentenv.New("qwen", agentenv.Options{ModelURL: srv.Start(), Root: root})
+	if err != nil {
+		return out, err
+	}
+	argv := append([]string{binPath}, s.args(env.Argv[0], env.Argv[1+len(env.Agent.ACPArgs):])...)
+	a, err := startChild(ctx, argv, env.Env, env.Dir)
+	if err != nil {
+		return out, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			a.kill()
+		}
+	}()
+	if _, err := a.initialize(); err != nil {
+		return out, a.failure(err)
+	}
+	start := time.Now()
+	sid, err := a.newSession(env.Dir)
+	if err != nil {
+		return out, a.failure(err)
+	}
+	out.start = time.Since(a.started)
+	var first time.Time
+	if _, err := a.prompt(sid, "SAY-HELLO please.", func(string) {
+		if first.IsZero() {
+			first = time.Now()
+		}
+	}); err != nil {
+		return out, a.failure(err)
+	}
+	if first.IsZero() {
+		return out, errors.New("the first prompt streamed no text")
+	}
+	out.first = first.Sub(start)
+	var text strings.Builder
+	start = time.Now()
+	if _, err := a.prompt(sid, "STREAM-LONG please.", func(t string) { text.WriteString(t) }); err != nil {
+		return out, a.failure(err)
+	}
+	out.turn = time.Since(start)
+	if text.String() != qwenLong {
+		return out, fmt.Errorf("the long turn's text is %d characters, not the scripted %d", text.Len(), len(qwenLong))
+	}
+	for _, pid := range descendants(a.proc.Cmd.Process.Pid) {
+		if rss, err := peakRSS(pid); err == nil {
+			out.agentRSS += rss
+		}
+	}
+	ok = true
+	out.bridgeRSS, err = a.finishAgent()
+	return out, err
+}
+
+// descendants are the processes below pid, children first.
+func descendants(pid int) []int {
+	var out []int
+	for _, c := range bridgeproc.Children(pid) {
+		out = append(out, c)
+		out = append(out, descendants(c)...)
+	}
+	return out
+}
+
+// qwenVersion is the pinned Qwen Code's version.
+func qwenVersion() string {
+	a, _ := agentenv.Lookup("qwen")
+	return a.Version
+}
