@@ -3,8 +3,12 @@
 
 GO        ?= go
 BIN       := bin/acpbridge
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X main.version=$(VERSION)
+# The version, commit and commit date the binary is stamped with
+# (cmd/dev/buildinfo: the release tag, else v0.0.0-dev+COMMIT, +dirty for
+# a changed tree); worked out once, and only by the targets that stamp.
+buildinfo = $(or $(BUILDINFO),$(eval BUILDINFO := $(shell $(GO) run ./cmd/dev/buildinfo))$(BUILDINFO))
+VERSION    = $(word 1,$(buildinfo))
+LDFLAGS    = -s -w -X main.version=$(VERSION) -X main.commit=$(word 2,$(buildinfo)) -X main.date=$(word 3,$(buildinfo))
 CACHE     := .cache
 ACP_SDK   := @agentclientprotocol/sdk@2.4.0
 SCHEMA    := $(CACHE)/acp-schema/v1/schema.json

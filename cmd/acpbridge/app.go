@@ -48,7 +48,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:           "acpbridge",
 		Usage:          "use any command-line coding agent from any ACP editor",
-		Version:        version,
+		Version:        versionLine(),
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -299,7 +299,7 @@ func (g *globals) serveStdio(c *cli.Context, a bridge.Adapter) error {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
-	srv := bridge.New(a, bridge.Options{Version: version, Logger: g.logger, Trace: g.tracer})
+	srv := bridge.New(a, bridge.Options{Version: semver(), Logger: g.logger, Trace: g.tracer})
 	defer a.Close()
 	in := stdin()
 	defer in.Close()

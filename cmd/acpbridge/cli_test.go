@@ -32,8 +32,8 @@ func TestCommandLine(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{"version", []string{"--version"}, 0, "acpbridge version dev\n", ""},
-		{"version short", []string{"-v"}, 0, "acpbridge version dev\n", ""},
+		{"version", []string{"--version"}, 0, "acpbridge version v0.0.0-dev (commit unknown, built unknown)\n", ""},
+		{"version short", []string{"-v"}, 0, "acpbridge version v0.0.0-dev (commit unknown, built unknown)\n", ""},
 		{"help", []string{"--help"}, 0, anyHelp, ""},
 		{"help short", []string{"-h"}, 0, anyHelp, ""},
 		{"help command", []string{"help"}, 0, anyHelp, ""},
