@@ -42,7 +42,7 @@ func TestCommandLine(t *testing.T) {
 		{"help for an unknown command", []string{"help", "bogus"}, 2, "",
 			"acpbridge: unknown command \"bogus\"\n" + hint("acpbridge")},
 		{"no command", nil, 2, "",
-			"acpbridge: no command given (claude, codex, replay, pty, serve, agents, acp, gemini, qwen, opencode, copilot)\n" + hint("acpbridge")},
+			"acpbridge: no command given (claude, codex, replay, pty, serve, agents, login, acp, gemini, qwen, opencode, copilot)\n" + hint("acpbridge")},
 		{"unknown command", []string{"bogus"}, 2, "",
 			"acpbridge: unknown command \"bogus\"\n" + hint("acpbridge")},
 		{"unknown flag", []string{"--bogus"}, 2, "",
