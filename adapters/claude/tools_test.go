@@ -3,6 +3,7 @@ package claude
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -95,6 +96,8 @@ func TestResultOutcome(t *testing.T) {
 				t.Errorf("unexpected error %v", err)
 			case tt.code != 0 && (err == nil || !asError(err, &e) || e.Code != tt.code):
 				t.Errorf("error = %v, want code %d", err, tt.code)
+			case tt.code == acp.CodeAuthRequired && (strings.Contains(e.Message, "/login") || !strings.Contains(e.Message, "ANTHROPIC_API_KEY")):
+				t.Errorf("auth required says %q: an editor user cannot run /login, and must be told of the login method and the API key", e.Message)
 			}
 		})
 	}

@@ -246,7 +246,7 @@ func resultOutcome(res gjson.Result, authError bool) (acp.StopReason, error) {
 	if res.Get("is_error").Bool() {
 		msg := orDefault(res.Get("result").String(), "claude reported an error")
 		if authError || needsLogin(msg) {
-			return "", acp.NewError(acp.CodeAuthRequired, msg, resultData(res))
+			return "", loginRequired(msg, resultData(res))
 		}
 		return "", acp.NewError(acp.CodeInternalError, msg, resultData(res))
 	}

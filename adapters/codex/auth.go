@@ -26,7 +26,8 @@ const (
 )
 
 // loginHint is what the editor shows when Codex has no credentials.
-const loginHint = "Codex is not logged in: run `codex login` in a terminal (ChatGPT account) or set OPENAI_API_KEY for acpbridge (API key), then authenticate again"
+const loginHint = "Codex is not logged in. Choose a login method in the editor: \"Log in to Codex in a terminal\" (a ChatGPT account, through codex login) " +
+	"or \"OpenAI API key\" (the key in OPENAI_API_KEY of acpbridge's environment)"
 
 func authMethods() []acp.AuthMethod {
 	keyDesc := "Log Codex in with the API key in acpbridge's environment (CODEX_API_KEY or OPENAI_API_KEY); Codex stores it in its auth.json."
