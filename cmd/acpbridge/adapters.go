@@ -192,3 +192,9 @@ func nativeTitle(name string) string {
 	return name
 }
 
+// codeCompanionBase is the ACP adapter of CodeCompanion.nvim that the
+// snippets of agents --editor codecompanion extend: its opencode adapter,
+// whose handlers assume nothing of the agent behind the command (it takes
+// whatever login the agent has). It is CodeCompanion's name, here because
+// it is also an agent's.
+const codeCompanionBase = "opencode"
