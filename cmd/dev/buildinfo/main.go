@@ -1,11 +1,12 @@
 // Command buildinfo prints the version, commit and date to stamp a build of
-// acpbridge with, from the git tree it runs in, one per line: make build and
-// make dist pass them to the linker. The version is the release tag on HEAD
+// acpbridge with, from the git tree it runs in, one per line, then the date
+// again as Unix seconds (the time of every file in the release archives):
+// make build and make dist pass them on. The version is the release tag on HEAD
 // (v1.2.3), else v0.0.0-dev+COMMIT; either gets "dirty" build metadata when
 // the tree has changes git would commit or untracked files (as GoReleaser
 // judges it). The date is the commit's, in UTC, so that building a commit
 // twice gives the same bytes. Outside a git tree it prints a development
-// version and "unknown" twice.
+// version, "unknown" twice and 0.
 package main
 
 import (
@@ -24,7 +25,11 @@ func main() {
 	dir := flag.String("C", ".", "the git tree to describe")
 	flag.Parse()
 	v, rev, date := describe(*dir)
-	fmt.Printf("%s\n%s\n%s\n", v, rev, date)
+	var epoch int64
+	if t, err := time.Parse(time.RFC3339, date); err == nil {
+		epoch = t.Unix()
+	}
+	fmt.Printf("%s\n%s\n%s\n%d\n", v, rev, date, epoch)
 }
 
 // describe returns the version, full commit id and commit date of the tree
