@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -25,6 +26,9 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 			Usage: "record the first session's terminal and the editor's turns into fixture `FILE` (see `acpbridge replay`)", Destination: &record},
 	}
 	return flags, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
+		if err := ptySupported(runtime.GOOS); err != nil {
+			return nil, cli.Exit(err.Error(), 2)
+		}
 		argv := c.Args().Slice()
 		if len(argv) == 0 {
 			return nil, usageError(c, fmt.Sprintf("%s needs the agent's command after --, for example: acpbridge %s -- %s", d.name, d.name, d.example))
@@ -54,4 +58,15 @@ func builtinProfiles() string {
 		names = append(names, p.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// ptySupported says plainly when goos has no pseudo-terminal the PTY
+// engine can drive: on Windows the library it uses has no ConPTY support,
+// so the command refuses rather than fail at the first session.
+func ptySupported(goos string) error {
+	if goos == "windows" {
+		return fmt.Errorf("acpbridge pty is not supported on Windows: it drives a Unix pseudo-terminal, and the ConPTY of Windows is not supported yet. " +
+			"Serve the agent through its own command instead (acpbridge agents lists them)")
+	}
+	return nil
 }
