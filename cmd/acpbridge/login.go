@@ -158,13 +158,23 @@ func loginNames() []string {
 func (d adapterEntry) terminalLogin() acp.AuthMethodTerminal {
 	desc := fmt.Sprintf("Opens a terminal running %s's own login (%s). %s", d.title,
 		strings.TrimSpace(d.exe+" "+strings.Join(d.login.args, " ")), d.login.how)
-	return acp.AuthMethodTerminal{
+	args := []string{"login", d.name}
+	env := map[string]string{loginEnv: d.name}
+	m := acp.AuthMethodTerminal{
 		ID:          acp.AuthMethodID(d.name + "-login"),
 		Name:        "Log in to " + d.title + " in a terminal",
 		Description: &desc,
-		Args:        []string{"login", d.name},
-		Env:         map[string]string{loginEnv: d.name},
+		Args:        args,
+		Env:         env,
 	}
+	// Zed also reads _meta["terminal-auth"] of a method, the convention
+	// that came before AuthMethodTerminal: the whole command line to run,
+	// which names this binary itself and needs no reading of args at all.
+	if self, err := os.Executable(); err == nil {
+		m.Meta = map[string]any{"terminal-auth": map[string]any{
+			"command": self, "args": args, "env": env, "label": d.title + " login"}}
+	}
+	return m
 }
 
 // terminalLogins are the terminal auth methods of the entries given.

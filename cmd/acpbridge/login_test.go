@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -113,6 +114,10 @@ func TestTerminalLogins(t *testing.T) {
 		}
 		if !strings.Contains(m.Name, d.title) || m.Description == nil {
 			t.Errorf("%s: method %+v does not say what it logs in", name, m)
+		}
+		meta, _ := m.Meta["terminal-auth"].(map[string]any)
+		if cmd, _ := meta["command"].(string); !filepath.IsAbs(cmd) || !reflect.DeepEqual(meta["args"], m.Args) {
+			t.Errorf("%s: _meta terminal-auth %v is not this binary with the method's args", name, meta)
 		}
 	}
 }
