@@ -3,15 +3,23 @@
 
 GO        ?= go
 BIN       := bin/acpbridge
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X main.version=$(VERSION)
+# The version, commit and commit date the binary is stamped with
+# (cmd/dev/buildinfo: the release tag, else v0.0.0-dev+COMMIT, +dirty for
+# a changed tree); worked out once, and only by the targets that stamp.
+buildinfo = $(or $(BUILDINFO),$(eval BUILDINFO := $(shell $(GO) run ./cmd/dev/buildinfo))$(BUILDINFO))
+VERSION    = $(word 1,$(buildinfo))
+LDFLAGS    = -s -w -X main.version=$(VERSION) -X main.commit=$(word 2,$(buildinfo)) -X main.date=$(word 3,$(buildinfo))
+# GoReleaser, pinned, from the Go module proxy (v2.15 is the newest that
+# builds with Go 1.25/1.26), into bin/tools.
+GORELEASER_VERSION := v2.15.1
+GORELEASER := bin/tools/goreleaser-$(GORELEASER_VERSION)
 CACHE     := .cache
 ACP_SDK   := @agentclientprotocol/sdk@2.4.0
 SCHEMA    := $(CACHE)/acp-schema/v1/schema.json
 DEMO      ?= fixtures/claude/demo.txtar
 PACE      ?= 15ms
 
-.PHONY: all build demo test schema bench lint golden fuzz clean
+.PHONY: all build demo test schema bench lint golden fuzz clean dist release dist-reproducible npm npm-check registry-check cross
 
 all: build
 
@@ -19,6 +27,55 @@ all: build
 # man-page generation the bridge never uses (smaller, faster start).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/acpbridge
+
+# The release archives, as a snapshot of this tree: dist/acpbridge_VERSION_OS_ARCH.tar.gz
+# (.zip for windows) for darwin, linux and windows on amd64 and arm64, each
+# with the static binary, LICENSE and README.md, and dist/checksums.txt
+# (see .goreleaser.yaml). make release publishes the tag on HEAD
+# (GITHUB_TOKEN in the environment).
+GORELEASER_ENV = ACPBRIDGE_VERSION=$(VERSION) ACPBRIDGE_COMMIT=$(word 2,$(buildinfo)) \
+	ACPBRIDGE_DATE=$(word 3,$(buildinfo)) ACPBRIDGE_EPOCH=$(word 4,$(buildinfo))
+dist: $(GORELEASER)
+	$(GORELEASER_ENV) $(GORELEASER) release --snapshot --clean --skip=publish
+	@cd dist && ls -l *.tar.gz *.zip checksums.txt | awk '{print $$5, $$9}'
+
+release: $(GORELEASER)
+	$(GORELEASER_ENV) $(GORELEASER) release --clean
+
+# Builds the archives twice and fails unless the checksums agree.
+dist-reproducible: dist
+	cp dist/checksums.txt bin/checksums.first
+	$(GORELEASER_ENV) $(GORELEASER) release --snapshot --clean --skip=publish >/dev/null
+	diff bin/checksums.first dist/checksums.txt && echo 'dist: the same commit gave the same bytes'
+
+$(GORELEASER):
+	@mkdir -p $(dir $@)
+	GOBIN=$(abspath $(dir $@))/.install $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+	mv $(dir $@)/.install/goreleaser $@ && rmdir $(dir $@)/.install
+
+# The npm packages (npx acpbridge): one per platform with its binary, from
+# the archives of make dist, and the acpbridge wrapper that picks one; into
+# dist/npm/*.tgz. npm-check installs them offline into an empty folder and
+# runs the binary through npx.
+npm: dist
+	$(GO) run ./cmd/dev/npmpack -dist dist -out dist/npm
+npm-check:
+	ACPBRIDGE_DIST=$(abspath dist) $(GO) test -count=1 -run 'TestNPX' ./cmd/dev/npmpack/
+
+# The registry entries against the registry's schema, and every archive
+# they name against those make dist made.
+registry-check:
+	ACPBRIDGE_DIST=$(abspath dist) $(GO) test -count=1 ./registry/
+
+# What can be checked of the other OSes here: the binary builds, and go
+# vet (which type-checks every package with its tests) passes, for windows
+# and darwin. cmd/dev/record, which records the real CLIs, is Unix only.
+cross:
+	@for os in windows darwin; do \
+	  echo "cross: $$os"; \
+	  GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) build -tags urfave_cli_no_docs -o /dev/null ./cmd/acpbridge || exit 1; \
+	  GOOS=$$os GOARCH=amd64 $(GO) vet $$($(GO) list ./... | grep -v -e /cmd/dev/record$$) || exit 1; \
+	done
 
 # The main job with no wrapped CLI and no credentials: the bridge serves a
 # recorded Claude Code session, driven by a small scripted ACP client that
@@ -154,4 +211,4 @@ fuzz:
 	$(GO) test ./adapters/pty -run '^$$' -fuzz '^FuzzPTYChunking$$' -fuzztime 20s
 
 clean:
-	rm -rf bin $(CACHE)
+	rm -rf bin dist $(CACHE)

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
@@ -27,7 +28,11 @@ func (c *connection) initialize(ctx context.Context, params json.RawMessage) (an
 	}
 	c.mu.Unlock()
 	if i, ok := c.srv.adapter.(acp.Initializer); ok {
-		return rawResult(i.Initialize(ctx, params))
+		raw, err := i.Initialize(ctx, params)
+		if err == nil && terminalAuth(req.ClientCapabilities) {
+			raw, err = appendAuthMethods(raw, c.srv.terminalAuth())
+		}
+		return rawResult(raw, err)
 	}
 	info := c.srv.adapterInfo()
 	return acp.InitializeResponse{
@@ -40,8 +45,72 @@ func (c *connection) initialize(ctx context.Context, params json.RawMessage) (an
 			Version: c.srv.opts.Version,
 		},
 		AgentCapabilities: c.srv.capabilities(info),
-		AuthMethods:       nonNil(info.AuthMethods),
+		AuthMethods:       nonNil(c.authMethods()),
 	}, nil
+}
+
+// authMethods are the adapter's auth methods, then, for a client that
+// enabled terminal auth, the bridge's terminal logins.
+func (c *connection) authMethods() []acp.AuthMethod {
+	methods := c.srv.adapterInfo().AuthMethods
+	c.mu.Lock()
+	caps := c.clientCaps
+	c.mu.Unlock()
+	if terminalAuth(caps) {
+		methods = append(append([]acp.AuthMethod(nil), methods...), c.srv.terminalAuth()...)
+	}
+	return methods
+}
+
+// terminalAuth reports whether the client can run terminal auth methods:
+// clientCapabilities.auth.terminal, or the "terminal-auth" key of its
+// _meta, which clients used before the capability was in the schema and
+// the ACP registry's checker still sends.
+func terminalAuth(caps acp.ClientCapabilities) bool {
+	if caps.Auth.Terminal {
+		return true
+	}
+	v, ok := caps.Meta["terminal-auth"]
+	return ok && v != false && v != nil
+}
+
+func (s *Server) terminalAuth() []acp.AuthMethod {
+	out := make([]acp.AuthMethod, len(s.opts.TerminalAuth))
+	for i := range s.opts.TerminalAuth {
+		out[i] = acp.AuthMethod{Terminal: &s.opts.TerminalAuth[i]}
+	}
+	return out
+}
+
+// appendAuthMethods adds methods to the authMethods of an initialize
+// answer the adapter wrote, keeping everything else of it as it was.
+func appendAuthMethods(raw json.RawMessage, methods []acp.AuthMethod) (json.RawMessage, error) {
+	if len(methods) == 0 {
+		return raw, nil
+	}
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("%w: the agent's initialize answer is not an object: %v", acp.ErrInternal, err)
+	}
+	var have []json.RawMessage
+	if a := res["authMethods"]; len(a) > 0 && string(a) != "null" {
+		if err := json.Unmarshal(a, &have); err != nil {
+			return nil, fmt.Errorf("%w: the agent's authMethods are not a list: %v", acp.ErrInternal, err)
+		}
+	}
+	for _, m := range methods {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		have = append(have, b)
+	}
+	all, err := json.Marshal(have)
+	if err != nil {
+		return nil, err
+	}
+	res["authMethods"] = all
+	return json.Marshal(res)
 }
 
 // capabilities derives agentCapabilities from the adapter's optional
@@ -130,7 +199,7 @@ func (c *connection) logout(ctx context.Context, params json.RawMessage) (any, e
 func (c *connection) requireAuth() error {
 	if a, ok := c.srv.adapter.(acp.Authenticator); ok && !a.Authenticated() {
 		return acp.NewError(int(acp.ErrAuthRequired.Code), "Authentication required",
-			map[string]any{"authMethods": c.srv.adapterInfo().AuthMethods})
+			map[string]any{"authMethods": c.authMethods()})
 	}
 	return nil
 }

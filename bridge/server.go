@@ -26,6 +26,12 @@ type Options struct {
 	Trace *Trace
 	// MaxMessageSize bounds one incoming message (default 64 MiB).
 	MaxMessageSize int
+	// TerminalAuth are logins the editor runs itself, in a terminal, by
+	// starting the bridge again with a method's args and env (ACP
+	// AuthMethodTerminal). They are offered, after the adapter's own auth
+	// methods, only to a client that enabled terminal auth, and are never
+	// passed to authenticate.
+	TerminalAuth []acp.AuthMethodTerminal
 }
 
 // Server serves ACP for one Adapter. One Server can serve many connections

@@ -256,6 +256,9 @@ func (a *Adapter) start(ctx context.Context) (*appServer, error) {
 	if err == nil {
 		err = a.readLogin(ictx, srv)
 	}
+	if err == nil {
+		err = a.loginFromEnv(ictx, srv)
+	}
 	if err != nil {
 		p.Stop(context.Background()) //nolint:errcheck // the start error says more
 		if errors.Is(err, context.DeadlineExceeded) {

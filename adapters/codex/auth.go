@@ -26,10 +26,11 @@ const (
 )
 
 // loginHint is what the editor shows when Codex has no credentials.
-const loginHint = "Codex is not logged in: run `codex login` in a terminal (ChatGPT account) or set OPENAI_API_KEY for acpbridge (API key), then authenticate again"
+const loginHint = "Codex is not logged in. Choose a login method in the editor: \"Log in to Codex in a terminal\" (a ChatGPT account, through codex login) " +
+	"or \"OpenAI API key\" (the key in OPENAI_API_KEY of acpbridge's environment)"
 
 func authMethods() []acp.AuthMethod {
-	keyDesc := "Log Codex in with the API key in acpbridge's environment (CODEX_API_KEY or OPENAI_API_KEY); Codex stores it in its auth.json."
+	keyDesc := "Log Codex in with the API key in acpbridge's environment (CODEX_API_KEY or OPENAI_API_KEY); Codex stores it in its auth.json. The bridge does this by itself when it starts Codex with a key and no login."
 	gptDesc := "Sign in with `codex login` in a terminal first; this then checks that Codex sees the login."
 	return []acp.AuthMethod{
 		{Agent: &acp.AuthMethodAgent{ID: AuthAPIKey, Name: "OpenAI API key", Description: &keyDesc}},
@@ -63,6 +64,22 @@ func (a *Adapter) readLogin(ctx context.Context, srv *appServer) error {
 	srv.loginErr = loginErr
 	a.mu.Unlock()
 	return nil
+}
+
+// loginFromEnv logs a Codex that has no credentials in with the API key of
+// its environment, if there is one, without waiting to be asked: a user who
+// set OPENAI_API_KEY (or CODEX_API_KEY) for the bridge has said how to log
+// in, and an editor that would only call authenticate with it again adds a
+// step that can go wrong. As with the API-key method, Codex stores the key.
+func (a *Adapter) loginFromEnv(ctx context.Context, srv *appServer) error {
+	key := a.apiKey()
+	if key == "" || a.loginError(srv) == nil {
+		return nil
+	}
+	if err := srv.c.Call(ctx, mLoginStart, map[string]string{"type": "apiKey", "apiKey": key}, nil); err != nil {
+		return fmt.Errorf("logging codex in with the API key of the environment: %w", err)
+	}
+	return a.readLogin(ctx, srv)
 }
 
 // loginError is the auth-required error while srv has no credentials.

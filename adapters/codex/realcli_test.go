@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -453,7 +452,9 @@ func TestRealCodex(t *testing.T) {
 				a.mu.Lock()
 				pid := a.srv.p.Pid()
 				a.mu.Unlock()
-				syscall.Kill(pid, syscall.SIGKILL)
+				if p, err := os.FindProcess(pid); err == nil {
+					p.Kill()
+				}
 			case <-ctx.Done():
 			}
 		}()

@@ -31,10 +31,11 @@ type adapterEntry struct {
 
 	// An installable agent (exe set) has a line in `agents`, and a flag
 	// and an environment variable that point the bridge at its executable.
-	exe      string // looked up on PATH
-	env      string // names the executable, instead of the flag
-	pathFlag string // names the executable
-	install  string // how to install it
+	exe      string     // looked up on PATH
+	env      string     // names the executable, instead of the flag
+	pathFlag string     // names the executable
+	install  string     // how to install it
+	login    *loginSpec // the CLI's own interactive login, run by `acpbridge login` and terminal auth
 
 	// flags returns the command's flags, new for each command made from
 	// the entry, and the constructor that reads them once parsed.
@@ -68,7 +69,9 @@ func adapters() []adapterEntry {
 			argsUsage: "[-- EXTRA CLAUDE ARGS]",
 			exe:       "claude", env: "ACPBRIDGE_CLAUDE_PATH", pathFlag: "claude-path",
 			install: "npm install -g @anthropic-ai/claude-code",
-			flags:   claudeFlags, kind: "claude", replay: replayClaude},
+			login: &loginSpec{args: []string{"auth", "login"}, status: []string{"auth", "status"}, keyEnv: "ANTHROPIC_API_KEY",
+				how: "Sign in with your Claude account in the browser it opens."},
+			flags: claudeFlags, kind: "claude", replay: replayClaude},
 		{name: "acp", native: true,
 			usage:     "serve any agent that speaks ACP itself, with the bridge's tracing, serving and process hygiene",
 			argsUsage: "-- CMD [ARGS...]",
@@ -79,7 +82,9 @@ func adapters() []adapterEntry {
 			argsUsage: "[-- EXTRA CODEX APP-SERVER ARGS]",
 			exe:       "codex", env: "ACPBRIDGE_CODEX_PATH", pathFlag: "codex-path",
 			install: "npm install -g @openai/codex",
-			flags:   codexFlags, kind: "codex", replay: replayCodex},
+			login: &loginSpec{args: []string{"login"}, status: []string{"login", "status"}, keyEnv: "OPENAI_API_KEY",
+				how: "Sign in with your ChatGPT account in the browser it opens."},
+			flags: codexFlags, kind: "codex", replay: replayCodex},
 		{name: "stream-json",
 			usage:     "serve a Claude-Code-style CLI (Claude Code's stream-JSON protocol in its own dialect: built in, or a TOML file)",
 			argsUsage: "[-- CMD [ARGS...]]",
@@ -102,13 +107,19 @@ func adapters() []adapterEntry {
 			example: "aider",
 			flags:   ptyFlags, kind: "pty", replay: replayPTY, reports: ptyReports},
 		nativeEntry(adapterEntry{name: "gemini", title: "Gemini CLI", exe: "gemini", acpArgs: []string{"--acp"},
-			env: "ACPBRIDGE_GEMINI_PATH", install: "npm install -g @google/gemini-cli"}),
+			env: "ACPBRIDGE_GEMINI_PATH", install: "npm install -g @google/gemini-cli",
+			login: &loginSpec{creds: homeCreds(".gemini"), keyEnv: "GEMINI_API_KEY",
+				how: "Gemini CLI starts and asks how to log in; once it has, quit it with /quit."}}),
 		nativeEntry(adapterEntry{name: "qwen", title: "Qwen Code", exe: "qwen", acpArgs: []string{"--acp"},
-			env: "ACPBRIDGE_QWEN_PATH", install: "npm install -g @qwen-code/qwen-code (needs Node.js 22 or later)"}),
+			env: "ACPBRIDGE_QWEN_PATH", install: "npm install -g @qwen-code/qwen-code (needs Node.js 22 or later)",
+			login: &loginSpec{creds: homeCreds(".qwen"), keyEnv: "OPENAI_API_KEY",
+				how: "Qwen Code starts and asks how to log in; once it has, quit it with /quit."}}),
 		nativeEntry(adapterEntry{name: "opencode", title: "opencode", exe: "opencode", acpArgs: []string{"acp"},
-			env: "ACPBRIDGE_OPENCODE_PATH", install: "npm install -g opencode-ai"}),
+			env: "ACPBRIDGE_OPENCODE_PATH", install: "npm install -g opencode-ai",
+			login: &loginSpec{args: []string{"auth", "login"}, how: "Choose a provider and give it your key or account."}}),
 		nativeEntry(adapterEntry{name: "copilot", title: "GitHub Copilot CLI", exe: "copilot", acpArgs: []string{"--acp"},
-			env: "ACPBRIDGE_COPILOT_PATH", install: "npm install -g @github/copilot"}),
+			env: "ACPBRIDGE_COPILOT_PATH", install: "npm install -g @github/copilot",
+			login: &loginSpec{args: []string{"login"}, how: "Sign in with your GitHub account in the browser it opens."}}),
 	}
 }
 
@@ -135,10 +146,14 @@ func (d adapterEntry) command(g *globals, serve serveFunc) *cli.Command {
 		Description: d.description,
 		Flags:       flags,
 		Action: func(c *cli.Context) error {
+			if name := loginRequested(c); name != "" {
+				return loginFromCommand(c, g, d, name)
+			}
 			a, err := build(c, g.wiring())
 			if err != nil {
 				return err
 			}
+			g.terminalAuth = terminalLogins(d)
 			return serve(c, a)
 		},
 	}
@@ -184,3 +199,10 @@ func nativeTitle(name string) string {
 	}
 	return name
 }
+
+// codeCompanionBase is the ACP adapter of CodeCompanion.nvim that the
+// snippets of agents --editor codecompanion extend: its opencode adapter,
+// whose handlers assume nothing of the agent behind the command (it takes
+// whatever login the agent has). It is CodeCompanion's name, here because
+// it is also an agent's.
+const codeCompanionBase = "opencode"

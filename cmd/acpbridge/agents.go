@@ -39,14 +39,26 @@ type agentReport struct {
 // installed here, and how to wire each into an editor. It writes to out
 // (stdout: it serves no ACP, and users pipe it).
 func agentsCommand(out io.Writer) *cli.Command {
-	var asJSON bool
+	var (
+		asJSON     bool
+		editorName string
+	)
 	return &cli.Command{
 		Name:  "agents",
 		Usage: "list the agents the bridge knows (the TUIs of the built-in PTY profiles too), whether each is installed here, and editor configuration for each",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON", Destination: &asJSON},
+			&cli.StringFlag{Name: "editor", Usage: "print the configuration of `NAME` for the agents installed here (" + editorNames() + ")",
+				Destination: &editorName},
 		},
 		Action: func(c *cli.Context) error {
+			var ed editor
+			if editorName != "" {
+				var ok bool
+				if ed, ok = findEditor(editorName); !ok {
+					return usageError(c, fmt.Sprintf("--editor %q is not one of %s", editorName, editorNames()))
+				}
+			}
 			self, err := os.Executable()
 			if err != nil {
 				self = "acpbridge"
@@ -56,6 +68,10 @@ func agentsCommand(out io.Writer) *cli.Command {
 				if d.reports != nil {
 					reports = append(reports, d.reports(d, self)...)
 				}
+			}
+			if editorName != "" {
+				writeEditor(out, ed, self, reports)
+				return nil
 			}
 			if asJSON {
 				enc := json.NewEncoder(out)
@@ -123,7 +139,8 @@ func writeReport(w io.Writer, r agentReport) {
 	fmt.Fprintf(w, "  install:    %s\n", r.Install)
 	fmt.Fprintf(w, "  Zed:        in ~/.config/zed/settings.json under \"agent_servers\": %s\n", compact(r.Zed))
 	fmt.Fprintf(w, "  JetBrains:  in ~/.jetbrains/acp.json under \"agent_servers\": %s\n", compact(r.JetBrains))
-	fmt.Fprintf(w, "  acpx:       in ~/.config/acpx/config.json under \"agents\": %s\n\n", compact(r.Acpx))
+	fmt.Fprintf(w, "  acpx:       in ~/.config/acpx/config.json under \"agents\": %s\n", compact(r.Acpx))
+	fmt.Fprintf(w, "  others:     acpbridge agents --editor NAME (%s)\n\n", editorNames())
 }
 
 func compact(v map[string]any) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/acpbridge/acpbridge/bridge"
+	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
 // globals are the flags every command shares.
@@ -30,6 +31,10 @@ type globals struct {
 	logger  zerolog.Logger
 	tracer  *bridge.Trace
 	closers []io.Closer
+
+	// terminalAuth are the logins an editor may run in a terminal for the
+	// command being served (its agent's, or every installed agent's).
+	terminalAuth []acp.AuthMethodTerminal
 }
 
 // run runs the command line and returns the process's exit code. Asking for
@@ -50,7 +55,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:           "acpbridge",
 		Usage:          "use any command-line coding agent from any ACP editor",
-		Version:        version,
+		Version:        versionLine(),
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -82,6 +87,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			ptyNotifyCommand(),
 			serveCommand(g),
 			agentsCommand(stdout),
+			loginCommand(g),
 		), native...),
 		HideHelpCommand: true,
 		OnUsageError:    onUsageError,
@@ -343,7 +349,7 @@ func (g *globals) serveStdio(c *cli.Context, a bridge.Adapter) error {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
-	srv := bridge.New(a, bridge.Options{Version: version, Logger: g.logger, Trace: g.tracer})
+	srv := bridge.New(a, bridge.Options{Version: semver(), Logger: g.logger, Trace: g.tracer, TerminalAuth: g.terminalAuth})
 	defer a.Close()
 	in := stdin()
 	defer in.Close()

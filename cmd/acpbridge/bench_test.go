@@ -163,12 +163,6 @@ func TestGeneratedFixtureReplays(t *testing.T) {
 	}
 }
 
-func skipUnderRace(b *testing.B) {
-	if bridgeproc.Race {
-		b.Skip("figures of a -race binary say nothing about the bridge; run without -race")
-	}
-}
-
 // writeTextTurn generates a fixture of one turn streaming n text deltas into
 // a temporary directory and returns its path.
 func writeTextTurn(tb testing.TB, n int) string {

@@ -32,8 +32,8 @@ func TestCommandLine(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{"version", []string{"--version"}, 0, "acpbridge version dev\n", ""},
-		{"version short", []string{"-v"}, 0, "acpbridge version dev\n", ""},
+		{"version", []string{"--version"}, 0, "acpbridge version v0.0.0-dev (commit unknown, built unknown)\n", ""},
+		{"version short", []string{"-v"}, 0, "acpbridge version v0.0.0-dev (commit unknown, built unknown)\n", ""},
 		{"help", []string{"--help"}, 0, anyHelp, ""},
 		{"help short", []string{"-h"}, 0, anyHelp, ""},
 		{"help command", []string{"help"}, 0, anyHelp, ""},
@@ -42,7 +42,7 @@ func TestCommandLine(t *testing.T) {
 		{"help for an unknown command", []string{"help", "bogus"}, 2, "",
 			"acpbridge: unknown command \"bogus\"\n" + hint("acpbridge")},
 		{"no command", nil, 2, "",
-			"acpbridge: no command given (claude, codex, replay, pty, serve, agents, acp, gemini, qwen, opencode, copilot)\n" + hint("acpbridge")},
+			"acpbridge: no command given (claude, codex, replay, pty, serve, agents, login, acp, gemini, qwen, opencode, copilot)\n" + hint("acpbridge")},
 		{"unknown command", []string{"bogus"}, 2, "",
 			"acpbridge: unknown command \"bogus\"\n" + hint("acpbridge")},
 		{"unknown flag", []string{"--bogus"}, 2, "",

@@ -356,3 +356,11 @@ func vmRSS(pid int) (int64, error) {
 	}
 	return 0, errors.New("no VmRSS")
 }
+
+// skipUnderRace skips a benchmark of a -race build (every benchmark of
+// this package, on any OS, shares it).
+func skipUnderRace(b *testing.B) {
+	if bridgeproc.Race {
+		b.Skip("figures of a -race binary say nothing about the bridge; run without -race")
+	}
+}

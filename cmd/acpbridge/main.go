@@ -12,9 +12,6 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	// A closed editor pipe must surface as EPIPE on write, so the normal
 	// shutdown path runs and stops the children; without this the runtime

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -33,6 +34,9 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 	return flags, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
 		if printName != "" {
 			return nil, printProfile(c, printName)
+		}
+		if err := ptySupported(runtime.GOOS); err != nil {
+			return nil, cli.Exit(err.Error(), 2)
 		}
 		argv := c.Args().Slice()
 		if len(argv) == 0 {
@@ -84,4 +88,15 @@ func printProfile(c *cli.Context, name string) error {
 		return err
 	}
 	return cli.Exit("", 0)
+}
+
+// ptySupported says plainly when goos has no pseudo-terminal the PTY
+// engine can drive: on Windows the library it uses has no ConPTY support,
+// so the command refuses rather than fail at the first session.
+func ptySupported(goos string) error {
+	if goos == "windows" {
+		return fmt.Errorf("acpbridge pty is not supported on Windows: it drives a Unix pseudo-terminal, and the ConPTY of Windows is not supported yet. " +
+			"Serve the agent through its own command instead (acpbridge agents lists them)")
+	}
+	return nil
 }

@@ -107,7 +107,7 @@ func (s *httpServe) serve(c *cli.Context, a bridge.Adapter) error {
 		ev = ev.Str("interfaces", "all")
 	}
 	ev.Msg("listening")
-	srv := bridge.New(a, bridge.Options{Version: version, Logger: log, Trace: s.g.tracer})
+	srv := bridge.New(a, bridge.Options{Version: semver(), Logger: log, Trace: s.g.tracer})
 	err = srv.ServeListener(c.Context, ln, opts)
 	log.Info().Msg("stopped serving")
 	return err

@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/windows"
 )
 
 type signal int
@@ -15,11 +18,22 @@ const (
 	sigKill
 )
 
-// setProcessGroup is a no-op: Windows has no process groups to signal.
-func setProcessGroup(*exec.Cmd) {}
+// setProcessGroup starts the agent in a console process group of its own
+// (CREATE_NEW_PROCESS_GROUP), so that CTRL_BREAK can be sent to it alone.
+// Its children are held by the Job Object of tree (tree_windows.go).
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+}
 
-// signalGroup kills the process itself; its children are not reached.
-func signalGroup(pid int, _ signal) error {
+// signalGroup asks with CTRL_BREAK, to the agent's console process group
+// (it fails when the bridge has no console to share, as under a GUI
+// editor; the stop then goes on to the kill), and kills with
+// TerminateProcess. Once the agent has exited, tree terminates its Job
+// Object: everything it started.
+func signalGroup(pid int, s signal) error {
+	if s == sigTerm {
+		return windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(pid))
+	}
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return nil

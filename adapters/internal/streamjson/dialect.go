@@ -23,6 +23,11 @@ type Dialect struct {
 	Command string `toml:"command,omitempty"`
 	// Install says how to install the CLI, in the error for a missing one.
 	Install string `toml:"install,omitempty"`
+	// LoginHint says what an editor user can do when the CLI is not
+	// logged in (its own message names commands of its terminal
+	// interface, which no editor can send); empty: a hint built from
+	// Title and Command.
+	LoginHint string `toml:"login_hint,omitempty"`
 	// Args put the CLI in stream-JSON mode, both ways, with partial
 	// messages and permission questions as control requests.
 	Args []string `toml:"args,omitempty"`
@@ -121,6 +126,10 @@ func Claude() *Dialect {
 	return &Dialect{
 		Name: "claude", Title: "Claude Code", Command: "claude",
 		Install: "npm install -g @anthropic-ai/claude-code",
+		// The editor offers the bridge's terminal login (when it can run
+		// one); an API key needs no login at all.
+		LoginHint: "Claude Code is not logged in. Choose \"Log in to Claude Code in a terminal\" among the editor's login methods, " +
+			"or set ANTHROPIC_API_KEY in acpbridge's environment and restart the agent.",
 		Args: []string{"--output-format", "stream-json", "--verbose",
 			"--input-format", "stream-json", "--include-partial-messages",
 			"--permission-prompt-tool", "stdio"},

@@ -3,6 +3,7 @@ package streamjson
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -85,7 +86,7 @@ func TestResultOutcome(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stop, err := resultOutcome(gjson.Parse(tt.result), tt.auth)
+			stop, err := resultOutcome(Claude(), gjson.Parse(tt.result), tt.auth)
 			if stop != tt.stop {
 				t.Errorf("stop = %q, want %q", stop, tt.stop)
 			}
@@ -95,6 +96,8 @@ func TestResultOutcome(t *testing.T) {
 				t.Errorf("unexpected error %v", err)
 			case tt.code != 0 && (err == nil || !asError(err, &e) || e.Code != tt.code):
 				t.Errorf("error = %v, want code %d", err, tt.code)
+			case tt.code == acp.CodeAuthRequired && (strings.Contains(e.Message, "/login") || !strings.Contains(e.Message, "ANTHROPIC_API_KEY")):
+				t.Errorf("auth required says %q: an editor user cannot run /login, and must be told of the login method and the API key", e.Message)
 			}
 		})
 	}

@@ -221,7 +221,7 @@ func (t *turn) outcome() (acp.StopReason, error) {
 	if t.exited {
 		t.s.died(t.r, t.exitErr)
 	}
-	return resultOutcome(t.result, t.authError)
+	return resultOutcome(t.s.a.dialect, t.result, t.authError)
 }
 
 // resultOutcome maps a result frame: limits are stop reasons, failures are
@@ -229,7 +229,7 @@ func (t *turn) outcome() (acp.StopReason, error) {
 // is_error says: Claude Code retries a refused reply once and then reports
 // is_error true with stop_reason refusal, and ACP has a stop reason for
 // exactly that (the CLI's explanation has already gone out as agent text).
-func resultOutcome(res gjson.Result, authError bool) (acp.StopReason, error) {
+func resultOutcome(d *Dialect, res gjson.Result, authError bool) (acp.StopReason, error) {
 	if res.Get("stop_reason").String() == "refusal" {
 		return acp.StopReasonRefusal, nil
 	}
@@ -246,7 +246,7 @@ func resultOutcome(res gjson.Result, authError bool) (acp.StopReason, error) {
 	if res.Get("is_error").Bool() {
 		msg := orDefault(res.Get("result").String(), "claude reported an error")
 		if authError || needsLogin(msg) {
-			return "", acp.NewError(acp.CodeAuthRequired, msg, resultData(res))
+			return "", d.loginRequired(msg, resultData(res))
 		}
 		return "", acp.NewError(acp.CodeInternalError, msg, resultData(res))
 	}

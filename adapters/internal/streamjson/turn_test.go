@@ -27,8 +27,8 @@ func TestResultFields(t *testing.T) {
 	}
 	for _, f := range frames {
 		for _, auth := range []bool{false, true} {
-			wantStop, wantErr := resultOutcome(gjson.Parse(f), auth)
-			gotStop, gotErr := resultOutcome(resultFields([]byte(f)), auth)
+			wantStop, wantErr := resultOutcome(Claude(), gjson.Parse(f), auth)
+			gotStop, gotErr := resultOutcome(Claude(), resultFields([]byte(f)), auth)
 			var we, ge *acp.Error
 			errors.As(wantErr, &we)
 			errors.As(gotErr, &ge)
