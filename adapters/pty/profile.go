@@ -100,6 +100,8 @@ type Profile struct {
 	// Signal, if set, is how the agent reports its turn boundaries itself
 	// (see Signal).
 	Signal *Signal `toml:"signal"`
+	// Login, if set, recognises the agent's sign-in screen (see Login).
+	Login *Login `toml:"login"`
 
 	source []byte // the TOML the profile was read from
 }
@@ -361,6 +363,9 @@ func (p *Profile) validate(src source) error {
 		if err := p.Startup[i].validate(src); err != nil {
 			return err
 		}
+	}
+	if p.Login != nil && !p.Login.Match.set() {
+		return missing(src.table("login"), "match", "[login]")
 	}
 	if t := p.Transcript; t != nil {
 		switch {

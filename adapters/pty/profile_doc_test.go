@@ -17,7 +17,7 @@ func TestGuideNamesEveryKey(t *testing.T) {
 	guide := string(b)
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[Profile](), reflect.TypeFor[Dialog](), reflect.TypeFor[Option](),
-		reflect.TypeFor[Startup](), reflect.TypeFor[Transcript](), reflect.TypeFor[Signal](),
+		reflect.TypeFor[Startup](), reflect.TypeFor[Transcript](), reflect.TypeFor[Signal](), reflect.TypeFor[Login](),
 	} {
 		for i := range typ.NumField() {
 			f := typ.Field(i)

@@ -32,6 +32,7 @@ func TestProfileErrorsNameTheLine(t *testing.T) {
 		{"a caret key", "name = \"x\"\nidle = 'a'\ninterrupt = [\"^C\"]\n", `x.toml:3: unknown key "^C" in interrupt`},
 		{"option line without groups", "name = \"x\"\nidle = 'a'\n[[dialog]]\nname = \"d\"\nmatch = 'm'\noption_line = '(\\d) (.*)'\n", `x.toml:6: option_line of [[dialog]] "d" needs the groups`},
 		{"startup without keys", "name = \"x\"\nidle = 'a'\n[[startup]]\nname = \"trust\"\nmatch = 'm'\n", `x.toml:3: missing "keys" in [[startup]] "trust"`},
+		{"login without match", "name = \"x\"\nidle = 'a'\n\n[login]\nhint = \"h\"\n", `x.toml:4: missing "match" in [login]`},
 		{"bad duration", "name = \"x\"\nidle = 'a'\nquiet = \"soon\"\n", `x.toml:3: `},
 	}
 	for _, tt := range tests {

@@ -65,3 +65,13 @@ func quoteTOML(label string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 	return `"` + r.Replace(label) + `"`
 }
+
+// table is the line of the header [name], or 1.
+func (s source) table(name string) int {
+	for i, l := range s.lines {
+		if strings.TrimSpace(l) == "["+name+"]" {
+			return i + 1
+		}
+	}
+	return 1
+}

@@ -135,6 +135,9 @@ func (s *session) ready(ctx context.Context) (acp.StopReason, error) {
 	for {
 		v := s.scr.view()
 		s.log.Trace().Str("screen", v.text).Uint64("seq", v.seq).Msg("look before the first prompt")
+		if err := s.loginError(v.text); err != nil {
+			return "", err
+		}
 		idle := s.p.idle(v.text)
 		wasReady = wasReady || idle
 		switch {
@@ -267,6 +270,10 @@ func (t *turn) loop(ctx context.Context) (acp.StopReason, error) {
 // look classifies one screen and acts on it; done ends the turn.
 func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool, err error) {
 	s, p := t.s, t.s.p
+	if err := s.loginError(v.text); err != nil {
+		// Signed out during the session.
+		return "", true, err
+	}
 	if d := p.startup(v.text); d != nil && !t.busy && len(t.out.sent) == 0 {
 		// Nothing of this turn has shown yet: the dialog took the prompt.
 		return "", true, fmt.Errorf("%w: start-up dialog %q ('%s' matches line %s; if that is an answered dialog left on the screen, anchor the pattern to what only the open dialog shows); the screen shows:\n%s",

@@ -175,3 +175,31 @@ func runBridgeIn(t *testing.T, out *bytes.Buffer, args ...string) int {
 	}
 	return 0
 }
+
+// `acpbridge pty` on an agent at its sign-in screen answers the prompt
+// auth-required (-32000) within seconds, with the profile's hint, rather
+// than an internal error at the start-up limit.
+func TestPTYSignInScreen(t *testing.T) {
+	t.Parallel()
+	tui := buildFakeTUI(t)
+	b := startBridge(t, "pty", "--", tui, "-login")
+	conn := acpclient.New(sdk.PermissionOptionKindAllowOnce).Connect(b.Stdin, b.Stdout)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	start := time.Now()
+	_, err = conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hello")}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32000 || !strings.Contains(re.Message, "is not logged in") {
+		t.Fatalf("session/prompt error = %v; want -32000 saying the agent is not logged in", err)
+	}
+	if d := time.Since(start); d > 25*time.Second { // the start-up limit is 30 s
+		t.Errorf("answered after %s", d.Round(time.Millisecond))
+	}
+}
