@@ -45,6 +45,9 @@ type adapterEntry struct {
 	// plays through this adapter, with replay.
 	kind   string
 	replay replayFunc
+	// profiles: its recordings are of a terminal, played with a PTY
+	// profile that replay --profile may replace.
+	profiles bool
 
 	// reports are further lines of `agents` (the TUIs that the PTY
 	// profiles drive).
@@ -105,7 +108,7 @@ func adapters() []adapterEntry {
 				"Without --profile it is chosen by the command's name; an unknown command gets the generic\n" +
 				"line-prompt profile. Built-in profiles: " + builtinProfiles() + ".",
 			example: "aider",
-			flags:   ptyFlags, kind: "pty", replay: replayPTY, reports: ptyReports},
+			flags:   ptyFlags, kind: "pty", replay: replayPTY, profiles: true, reports: ptyReports},
 		nativeEntry(adapterEntry{name: "gemini", title: "Gemini CLI", exe: "gemini", acpArgs: []string{"--acp"},
 			env: "ACPBRIDGE_GEMINI_PATH", install: "npm install -g @google/gemini-cli",
 			login: &loginSpec{creds: homeCreds(".gemini"), keyEnv: "GEMINI_API_KEY",

@@ -40,8 +40,8 @@ func replayFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 			return nil, usageError(c, fmt.Sprintf("loading fixture: %v", err))
 		}
 		if profile != "" {
-			if rec.Meta["adapter"] != "pty" {
-				return nil, usageError(c, "--profile is for terminal recordings (adapter: pty), not "+rec.Meta["adapter"]+" ones")
+			if !playsProfiles(rec.Meta["adapter"]) {
+				return nil, usageError(c, "--profile is for terminal recordings, not "+rec.Meta["adapter"]+" ones")
 			}
 			p, err := pty.FindProfile(profile, "")
 			if err != nil {
@@ -76,6 +76,17 @@ func replayWith(w wiring, rec *recording.Recording, pace time.Duration) (bridge.
 		}
 	}
 	return nil, fmt.Errorf("unsupported adapter %q (want %s)", kind, orList(kinds))
+}
+
+// playsProfiles reports whether recordings of kind are played with a PTY
+// profile.
+func playsProfiles(kind string) bool {
+	for _, d := range adapters() {
+		if d.kind == kind {
+			return d.profiles
+		}
+	}
+	return false
 }
 
 // orList is "a, b or c".
