@@ -44,8 +44,11 @@ func TestExplain(t *testing.T) {
 	in, typing := io.Pipe()
 	var out syncBuffer
 	done := make(chan error, 1)
+	// Each word of the reply 100 ms apart: the busy screen lasts long
+	// enough to be shown however loaded the machine is (at 20 ms a loaded
+	// machine showed the dialog first).
 	go func() {
-		done <- Explain(t.Context(), p, Options{Command: []string{exe, "-trust", "-word-delay", "20ms"}, Name: "faketui",
+		done <- Explain(t.Context(), p, Options{Command: []string{exe, "-trust", "-word-delay", "100ms"}, Name: "faketui",
 			Env: []string{"ACPBRIDGE_FAKETUI=1"}, StopGrace: 500 * time.Millisecond}, in, &out)
 	}()
 	// wait returns once the output from at on holds want, and where it
