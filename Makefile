@@ -16,6 +16,7 @@ GORELEASER := bin/tools/goreleaser-$(GORELEASER_VERSION)
 CACHE     := .cache
 ACP_SDK   := @agentclientprotocol/sdk@2.4.0
 SCHEMA    := $(CACHE)/acp-schema/v1/schema.json
+SCHEMA_UNSTABLE := $(CACHE)/acp-schema/v1/schema.unstable.json
 DEMO      ?= fixtures/claude/demo.txtar
 PACE      ?= 15ms
 
@@ -95,15 +96,17 @@ test: schema
 	$(GO) run ./cmd/dev/testreport -go $(GO) -- -race -count=1 -parallel 4 ./...
 	$(GO) run ./cmd/dev/testreport -go $(GO) -- -count=1 -run 'Allocations$$' ./adapters/acp/
 
-# The official ACP v1 JSON schema, from the npm package of the TypeScript SDK,
-# into a git-ignored cache. The tests check against the copy pinned in
-# bridge/acp/acptest/testdata (so they need no npm); with this file present a
-# test there fails when the pinned copy differs from the package's.
-schema: $(SCHEMA)
-$(SCHEMA):
-	@mkdir -p $(CACHE)/npm $(dir $(SCHEMA))
+# The official ACP v1 JSON schema, and the unstable one beside it (the
+# stable one plus the methods marked unstable, such as session/fork), from
+# the npm package of the TypeScript SDK, into a git-ignored cache. The tests
+# check against the copies pinned in bridge/acp/acptest/testdata (so they
+# need no npm); with these files present a test there fails when a pinned
+# copy differs from the package's.
+schema: $(SCHEMA) $(SCHEMA_UNSTABLE)
+$(SCHEMA) $(SCHEMA_UNSTABLE):
+	@mkdir -p $(CACHE)/npm $(dir $@)
 	npm install --silent --no-save --no-audit --no-fund --prefix $(CACHE)/npm $(ACP_SDK)
-	cp $(CACHE)/npm/node_modules/@agentclientprotocol/sdk/schema/v1/schema.json $(SCHEMA)
+	cp $(CACHE)/npm/node_modules/@agentclientprotocol/sdk/schema/v1/$(notdir $@) $@
 
 # The official ACP TypeScript SDK (pinned by e2e/http/package-lock.json) for
 # the Streamable HTTP interop test of `acpbridge serve`.

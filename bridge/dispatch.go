@@ -27,6 +27,7 @@ var methods = map[string]method{
 	acp.MethodSessionList:            (*connection).listSessions,
 	acp.MethodSessionClose:           (*connection).closeSession,
 	acp.MethodSessionDelete:          (*connection).deleteSession,
+	acp.MethodSessionFork:            (*connection).forkSession,
 	acp.MethodSessionPrompt:          (*connection).prompt,
 	acp.MethodSessionSetMode:         forwardable(acp.MethodSessionSetMode, (*connection).setMode),
 	acp.MethodSessionSetConfigOption: forwardable(acp.MethodSessionSetConfigOption, (*connection).setConfigOption),

@@ -134,6 +134,9 @@ func (s *Server) capabilities(info acp.AgentInfo) acp.AgentCapabilities {
 	if _, ok := s.adapter.(acp.Resumer); ok {
 		caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
 	}
+	if _, ok := s.adapter.(acp.Forker); ok {
+		caps.SessionCapabilities.Fork = &acp.SessionForkCapabilities{}
+	}
 	if info.AdditionalDirectories {
 		caps.SessionCapabilities.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
 	}

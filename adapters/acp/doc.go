@@ -39,6 +39,9 @@
 // Capabilities: the editor is offered what the agent advertised, plus
 // sessionCapabilities.close, which the bridge serves itself by stopping the
 // session's agent.
+// session/fork (unstable) is forwarded with the agent's own capability,
+// unchanged both ways; the fork is a new session in an agent process of its
+// own, whose agent forks the session it has stored.
 //
 // Ids: session ids are the agent's, one to one. Request ids are remapped only
 // where the bridge sends requests: to the agent (each process has its own id

@@ -35,8 +35,9 @@ type session struct {
 var _ acp.RawSession = (*session)(nil)
 
 // Open starts an agent for the session, or takes over one that serves no
-// session (see spare), and forwards the opening request (session/new, load
-// or resume) unchanged.
+// session (see spare), and forwards the opening request (session/new, load,
+// resume or fork) unchanged. A fork runs in an agent of its own like any
+// session: the agent forks the session it has stored.
 func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessage, rc acp.RawClient) (acp.RawSession, json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(params, &fields); err != nil {
@@ -69,13 +70,16 @@ func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessag
 	}
 	res = q.cfg.fixOpen(res)
 	var id acp.SessionID
-	if method == acp.MethodSessionNew {
+	if method == acp.MethodSessionNew || method == acp.MethodSessionFork {
+		// A fork is a new session with an id of the agent's, as
+		// session/new's; the session it was forked from stays with its
+		// own agent.
 		var r struct {
 			SessionID acp.SessionID `json:"sessionId"`
 		}
 		if err := json.Unmarshal(res, &r); err != nil || r.SessionID == "" {
 			c.stop(context.WithoutCancel(ctx))
-			return nil, nil, fmt.Errorf("%s answered session/new without a sessionId: %s", a.opts.Name, res)
+			return nil, nil, fmt.Errorf("%s answered %s without a sessionId: %s", a.opts.Name, method, res)
 		}
 		id = r.SessionID
 	} else {

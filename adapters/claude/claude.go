@@ -6,7 +6,7 @@
 // shared with the other Claude-Code-style CLIs; this package is Claude
 // Code's place in it: the built-in claude dialect (its flags, tools,
 // modes, transcripts and extensions), served with every optional
-// interface of the contract (load, resume, list, delete). See the
+// interface of the contract (load, resume, list, delete, fork). See the
 // engine's package doc for how sessions and turns run.
 //
 // The package imports bridge/acp and adapters/internal, never the bridge
@@ -41,6 +41,7 @@ var (
 	_ acp.Resumer = (*Adapter)(nil)
 	_ acp.Lister  = (*Adapter)(nil)
 	_ acp.Deleter = (*Adapter)(nil)
+	_ acp.Forker  = (*Adapter)(nil)
 )
 
 // New returns an Adapter for Claude Code.

@@ -121,6 +121,7 @@ var (
 	_ acp.Resumer       = (*Adapter)(nil)
 	_ acp.Lister        = (*Adapter)(nil)
 	_ acp.Deleter       = (*Adapter)(nil)
+	_ acp.Forker        = (*Adapter)(nil)
 	_ acp.Session       = (*Session)(nil)
 )
 

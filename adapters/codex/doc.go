@@ -39,7 +39,8 @@
 //     turn/start;
 //   - session/load, resume and list: thread/resume (its turns replayed)
 //     and thread/list; session/delete: thread/delete (refused while another
-//     connection has the thread open);
+//     connection has the thread open); session/fork (unstable):
+//     thread/fork, a new thread with the history, the original unchanged;
 //   - auth: initialize offers an API-key method (account/login/start with
 //     CODEX_API_KEY or OPENAI_API_KEY from the bridge's environment; Codex
 //     stores it) and a ChatGPT method, which only checks a `codex login`

@@ -12,6 +12,7 @@ const (
 	mInitialized     = "initialized"
 	mThreadStart     = "thread/start"
 	mThreadResume    = "thread/resume"
+	mThreadFork      = "thread/fork"
 	mThreadUnsub     = "thread/unsubscribe"
 	mThreadList      = "thread/list"
 	mTurnStart       = "turn/start"
@@ -44,7 +45,8 @@ type initializeParams struct {
 	Capabilities map[string]any `json:"capabilities"`
 }
 
-// threadParams are the params of thread/start and thread/resume.
+// threadParams are the params of thread/start, thread/resume and
+// thread/fork.
 type threadParams struct {
 	ThreadID       string         `json:"threadId,omitempty"`
 	Cwd            string         `json:"cwd,omitempty"`
@@ -52,6 +54,8 @@ type threadParams struct {
 	ApprovalPolicy string         `json:"approvalPolicy,omitempty"`
 	Sandbox        string         `json:"sandbox,omitempty"`
 	Config         map[string]any `json:"config,omitempty"`
+	// ExcludeTurns (thread/fork) leaves the history out of the answer.
+	ExcludeTurns bool `json:"excludeTurns,omitempty"`
 }
 
 type threadResult struct {

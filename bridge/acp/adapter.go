@@ -138,8 +138,9 @@ type Initializer interface {
 //   - session/new: Open, after the params are validated, for a Forwarder
 //     (the answer is the agent's, fields the bridge does not model
 //     included); the Server does not call a Forwarder's NewSession, which
-//     may refuse. session/load and session/resume: Loader and Resumer when
-//     implemented, else Open. The sessions Open returns are RawSessions.
+//     may refuse. session/load, session/resume and session/fork: Loader,
+//     Resumer and Forker when implemented, else Open. The sessions Open
+//     returns are RawSessions.
 //   - Requests that name a RawSession (session/prompt, with the turn rules
 //     above; session/set_mode, set_config_option, set_model; extension
 //     methods): that session's Forward, params not judged by the bridge's
@@ -159,8 +160,9 @@ type Initializer interface {
 // The agent's requests and notifications reach the editor through the
 // RawClient given to Open.
 type Forwarder interface {
-	// Open opens a session with session/new, session/load or
-	// session/resume and returns it with the agent's answer.
+	// Open opens a session with session/new, session/load,
+	// session/resume or session/fork and returns it with the agent's
+	// answer.
 	Open(ctx context.Context, method string, params json.RawMessage, c RawClient) (RawSession, json.RawMessage, error)
 	// Forward answers a request that names no open session. c is the
 	// editor connection it came on, bound to no session: its

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
 // structTypes are the object types whose Go fields mirror a schema $def.
@@ -48,6 +49,21 @@ var structTypes = []any{
 	acp.ReleaseTerminalRequest{}, acp.ReleaseTerminalResponse{},
 }
 
+// unstableTypes are the types of unstable methods (fork.go), checked
+// against the unstable schema's $defs.
+var unstableTypes = []any{acp.ForkSessionRequest{}, acp.ForkSessionResponse{}, acp.SessionForkCapabilities{}}
+
+// unstableFields are the Go fields of stable types that are members of the
+// unstable schema only (the capabilities of unstable methods).
+var unstableFields = map[string][]string{"SessionCapabilities": {"fork"}}
+
+// unstableLeftOut are members of the unstable schema's $defs that the
+// bridge does not serve, so has no Go field for.
+var unstableLeftOut = map[string][]string{
+	// Sent only to agents that advertise sessionCapabilities.systemPrompt.
+	"ForkSessionRequest": {"systemPrompt"},
+}
+
 // flattened are schema members carried by a union field rather than a
 // tagged Go field.
 var flattened = map[string][]string{
@@ -67,10 +83,13 @@ type schemaDef struct {
 // omitted, optional members without a schema default always omitted when
 // empty.
 func TestFieldsMatchSchema(t *testing.T) {
-	var schema struct {
+	var schema, unstable struct {
 		Defs map[string]schemaDef `json:"$defs"`
 	}
 	loadSchemaDefs(t, &schema)
+	if err := json.Unmarshal(acptest.UnstableSchema(), &unstable); err != nil {
+		t.Fatal(err)
+	}
 	for _, v := range structTypes {
 		typ := reflect.TypeOf(v)
 		name := strings.ReplaceAll(typ.Name(), "ID", "Id")
@@ -82,47 +101,72 @@ func TestFieldsMatchSchema(t *testing.T) {
 			if !ok {
 				t.Fatalf("no $defs/%s", name)
 			}
-			fields := map[string]string{} // json name -> options
-			for i := range typ.NumField() {
-				f := typ.Field(i)
-				tag := f.Tag.Get("json")
-				if tag == "-" || tag == "" {
-					continue
+			for _, f := range unstableFields[name] {
+				if _, ok := unstable.Defs[name].Properties[f]; !ok {
+					t.Errorf("%q is not a member of the unstable schema's $defs/%s either", f, name)
 				}
-				jsonName, opts, _ := strings.Cut(tag, ",")
-				fields[jsonName] = opts
+				def.Properties[f] = unstable.Defs[name].Properties[f]
 			}
-			for _, m := range flattened[name] {
-				if _, ok := fields[m]; ok {
-					t.Errorf("flattened member %q also has a tagged field", m)
-				}
-			}
-			for prop, p := range def.Properties {
-				opts, ok := fields[prop]
-				if !ok && slices.Contains(flattened[name], prop) {
-					continue
-				}
-				if !ok {
-					t.Errorf("schema member %q has no Go field", prop)
-					continue
-				}
-				omits := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
-				required := slices.Contains(def.Required, prop)
-				switch {
-				case required && omits:
-					t.Errorf("required member %q is omitempty", prop)
-				case !required && !omits && p.Default == nil:
-					t.Errorf("optional member %q without default is always written", prop)
-				}
-			}
-			for f := range fields {
-				if _, ok := def.Properties[f]; !ok {
-					t.Errorf("Go field %q is not in the schema", f)
-				}
-			}
-			checkRequiredArrays(t, v, def)
+			checkFields(t, v, def, nil)
 		})
 	}
+	for _, v := range unstableTypes {
+		name := reflect.TypeOf(v).Name()
+		t.Run("unstable/"+name, func(t *testing.T) {
+			def, ok := unstable.Defs[name]
+			if !ok {
+				t.Fatalf("no $defs/%s in the unstable schema", name)
+			}
+			checkFields(t, v, def, unstableLeftOut[name])
+		})
+	}
+}
+
+// checkFields compares the JSON members of v's type with def; leftOut are
+// schema members with no Go field on purpose.
+func checkFields(t *testing.T, v any, def schemaDef, leftOut []string) {
+	t.Helper()
+	typ := reflect.TypeOf(v)
+	name := strings.ReplaceAll(typ.Name(), "ID", "Id")
+	fields := map[string]string{} // json name -> options
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" || tag == "" {
+			continue
+		}
+		jsonName, opts, _ := strings.Cut(tag, ",")
+		fields[jsonName] = opts
+	}
+	for _, m := range flattened[name] {
+		if _, ok := fields[m]; ok {
+			t.Errorf("flattened member %q also has a tagged field", m)
+		}
+	}
+	for prop, p := range def.Properties {
+		opts, ok := fields[prop]
+		if !ok && (slices.Contains(flattened[name], prop) || slices.Contains(leftOut, prop)) {
+			continue
+		}
+		if !ok {
+			t.Errorf("schema member %q has no Go field", prop)
+			continue
+		}
+		omits := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+		required := slices.Contains(def.Required, prop)
+		switch {
+		case required && omits:
+			t.Errorf("required member %q is omitempty", prop)
+		case !required && !omits && p.Default == nil:
+			t.Errorf("optional member %q without default is always written", prop)
+		}
+	}
+	for f := range fields {
+		if _, ok := def.Properties[f]; !ok {
+			t.Errorf("Go field %q is not in the schema", f)
+		}
+	}
+	checkRequiredArrays(t, v, def)
 }
 
 // otherTypes are the modeled $defs that are not plain structs: unions,

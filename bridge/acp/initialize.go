@@ -145,7 +145,9 @@ type SessionCapabilities struct {
 	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `json:"additionalDirectories,omitempty"`
 	Resume                *SessionResumeCapabilities                `json:"resume,omitempty"`
 	Close                 *SessionCloseCapabilities                 `json:"close,omitempty"`
-	Meta                  map[string]any                            `json:"_meta,omitempty"`
+	// Fork is unstable (fork.go).
+	Fork *SessionForkCapabilities `json:"fork,omitempty"`
+	Meta map[string]any           `json:"_meta,omitempty"`
 }
 
 // SessionListCapabilities, when present, means session/list is served.

@@ -149,6 +149,7 @@ var (
 	_ acp.Resumer = (*Adapter)(nil)
 	_ acp.Lister  = (*Adapter)(nil)
 	_ acp.Deleter = (*Adapter)(nil)
+	_ acp.Forker  = (*Adapter)(nil)
 )
 
 // New returns an Adapter; defaults are filled in here.
@@ -238,6 +239,9 @@ type OpenOptions struct {
 	// Resume starts the CLI with --resume (the conversation is stored
 	// already) instead of --session-id.
 	Resume bool
+	// ForkFrom, when set, starts the CLI as a fork of that stored session
+	// (the dialect's forkArgs) until the fork has stored a turn of its own.
+	ForkFrom acp.SessionID
 }
 
 // OpenSession opens a session with a given id, starting its CLI in the
@@ -259,20 +263,21 @@ func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Sessi
 		return nil, err
 	}
 	s := &Session{
-		a:      a,
-		id:     id,
-		cwd:    cwd,
-		client: c,
-		log:    a.opts.Logger.With().Str("adapter", a.dialect.Name).Str("session", string(id)).Logger(),
-		mcp:    mcp,
-		dirs:   o.AdditionalDirectories,
-		resume: o.Resume,
-		mode:   orDefault(a.opts.PermissionMode, a.dialect.defaultMode()),
-		model:  orDefault(a.opts.Model, "default"),
-		effort: orDefault(a.opts.Effort, orDefault(argEffort(a.opts.ExtraArgs), effortDefault)),
-		cliKey: key,
-		models: models,
-		listed: known,
+		a:        a,
+		id:       id,
+		cwd:      cwd,
+		client:   c,
+		log:      a.opts.Logger.With().Str("adapter", a.dialect.Name).Str("session", string(id)).Logger(),
+		mcp:      mcp,
+		dirs:     o.AdditionalDirectories,
+		resume:   o.Resume,
+		forkFrom: o.ForkFrom,
+		mode:     orDefault(a.opts.PermissionMode, a.dialect.defaultMode()),
+		model:    orDefault(a.opts.Model, "default"),
+		effort:   orDefault(a.opts.Effort, orDefault(argEffort(a.opts.ExtraArgs), effortDefault)),
+		cliKey:   key,
+		models:   models,
+		listed:   known,
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.updateCtx = context.WithoutCancel(s.ctx)
@@ -397,7 +402,11 @@ func (a *Adapter) Close() error {
 func (s *Session) spec(resume bool, mode, model string) proc.Spec {
 	o, d := s.a.opts, s.a.dialect
 	args := slices.Clone(d.Args)
-	args = append(args, d.sessionArgs(resume, string(s.id))...)
+	if s.forkFrom != "" && !resume {
+		args = append(args, d.forkArgs(string(s.forkFrom), string(s.id))...)
+	} else {
+		args = append(args, d.sessionArgs(resume, string(s.id))...)
+	}
 	if mode != "" && d.ModeArg != "" && (mode != d.defaultMode() || !d.isClaude()) {
 		args = append(args, d.ModeArg, mode)
 	}
@@ -445,11 +454,15 @@ func bypassLaunched(o Options) bool {
 
 // Contract is what the bridge is given for a: the Adapter itself when its
 // dialect keeps transcripts the engine reads (load, resume, list and
-// delete), else an adapter with only the contract's required methods, so
-// that the editor is not offered what the CLI cannot do.
+// delete) and can fork them, the same without fork when it cannot, else an
+// adapter with only the contract's required methods, so that the editor is
+// not offered what the CLI cannot do.
 func (a *Adapter) Contract() acp.Adapter {
-	if a.dialect.Transcripts == "claude" {
+	switch {
+	case a.dialect.forks():
 		return a
+	case a.dialect.Transcripts == "claude":
+		return stored{plain{a}}
 	}
 	return plain{a}
 }
@@ -462,3 +475,20 @@ func (p plain) NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.
 	return p.a.NewSession(ctx, req, c)
 }
 func (p plain) Close() error { return p.a.Close() }
+
+// stored is an Adapter with the optional interfaces of stored sessions
+// but fork.
+type stored struct{ plain }
+
+func (s stored) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c acp.Client) (acp.Session, error) {
+	return s.a.LoadSession(ctx, req, c)
+}
+func (s stored) ResumeSession(ctx context.Context, req acp.ResumeSessionRequest, c acp.Client) (acp.Session, error) {
+	return s.a.ResumeSession(ctx, req, c)
+}
+func (s stored) ListSessions(ctx context.Context, req acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return s.a.ListSessions(ctx, req)
+}
+func (s stored) DeleteSession(ctx context.Context, req acp.DeleteSessionRequest) error {
+	return s.a.DeleteSession(ctx, req)
+}

@@ -39,6 +39,11 @@ type Dialect struct {
 	// internally only; without ResumeArg stored sessions cannot be loaded.
 	SessionArg string `toml:"session_arg,omitempty"`
 	ResumeArg  string `toml:"resume_arg,omitempty"`
+	// ForkArg, added to ResumeArg (the source's id) and SessionArg (the
+	// new id), starts a new session with a stored one's conversation,
+	// leaving the stored one as it was (ACP session/fork); empty: sessions
+	// cannot be forked. Forking needs transcripts = "claude" as well.
+	ForkArg string `toml:"fork_arg,omitempty"`
 	// ModeArg and ModelArg are the flags that set the initial permission
 	// mode and model (followed by the value); empty: not passed.
 	ModeArg  string `toml:"mode_arg,omitempty"`
@@ -134,7 +139,7 @@ func Claude() *Dialect {
 			"--input-format", "stream-json", "--include-partial-messages",
 			"--permission-prompt-tool", "stdio"},
 		Env:        []string{"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1"},
-		SessionArg: "--session-id={id}", ResumeArg: "--resume={id}",
+		SessionArg: "--session-id={id}", ResumeArg: "--resume={id}", ForkArg: "--fork-session",
 		ModeArg: "--permission-mode", ModelArg: "--model",
 		AddDirArg: "--add-dir", MCPConfigArg: "--mcp-config",
 		Modes: []Mode{

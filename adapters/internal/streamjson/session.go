@@ -32,6 +32,8 @@ type Session struct {
 	efs    *editorFS // the editor's file tools (editorfs.go), or nil
 	dirs   []string  // --add-dir values
 	cliKey string    // the executable's key in the adapter's model cache
+	// forkFrom is the stored session this one was forked from (spec), or "".
+	forkFrom acp.SessionID
 
 	ctx    context.Context // ends at Close: stops waits and turns
 	cancel context.CancelFunc

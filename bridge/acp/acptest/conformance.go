@@ -24,6 +24,8 @@ var agentResults = map[string]string{
 	"session/set_mode":          "SetSessionModeResponse",
 	"session/set_config_option": "SetSessionConfigOptionResponse",
 	"session/set_model":         "",
+	// Unstable methods, checked against the unstable schema.
+	"session/fork": unstablePrefix + "ForkSessionResponse",
 }
 
 // clientParams maps each method an agent may call on the client (requests

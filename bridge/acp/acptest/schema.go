@@ -7,6 +7,10 @@
 // ACP_SDK names), so every schema check runs offline. `make schema` fetches
 // the same file into .cache/acp-schema/v1/schema.json, and a test here fails
 // when the two differ. ACPBRIDGE_SCHEMA may point at another copy to try it.
+// The unstable schema of the same package (schema.unstable.json: the stable
+// one plus the methods marked **UNSTABLE**, such as session/fork) is pinned
+// beside it the same way; a definition named "unstable/Name" is checked
+// against it.
 package acptest
 
 import (
@@ -15,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -27,6 +32,12 @@ const SchemaEnv = "ACPBRIDGE_SCHEMA"
 
 //go:embed testdata/schema.json
 var pinned []byte
+
+//go:embed testdata/schema.unstable.json
+var pinnedUnstable []byte
+
+// unstablePrefix marks a definition of the unstable schema.
+const unstablePrefix = "unstable/"
 
 // Validator checks JSON values against definitions of the ACP v1 schema.
 type Validator struct {
@@ -47,6 +58,9 @@ func Schema() ([]byte, error) {
 	}
 	return pinned, nil
 }
+
+// UnstableSchema returns the bytes of the pinned unstable schema.
+func UnstableSchema() []byte { return pinnedUnstable }
 
 // Load returns a Validator for the official schema, failing the test when
 // the schema cannot be read or parsed.
@@ -75,14 +89,22 @@ func parse(data []byte) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing schema: %w", err)
 	}
+	unstable, err := jsonschema.UnmarshalJSON(bytes.NewReader(pinnedUnstable))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the unstable schema: %w", err)
+	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource("acp.json", doc); err != nil {
 		return nil, fmt.Errorf("adding schema: %w", err)
 	}
+	if err := c.AddResource("acp-unstable.json", unstable); err != nil {
+		return nil, fmt.Errorf("adding the unstable schema: %w", err)
+	}
 	return &Validator{c: c, defs: make(map[string]*jsonschema.Schema)}, nil
 }
 
-// Validate checks raw JSON against $defs/def.
+// Validate checks raw JSON against $defs/def, of the unstable schema when
+// def is "unstable/Name".
 func (v *Validator) Validate(def string, raw []byte) error {
 	s, err := v.def(def)
 	if err != nil {
@@ -104,7 +126,11 @@ func (v *Validator) def(name string) (*jsonschema.Schema, error) {
 	if s, ok := v.defs[name]; ok {
 		return s, nil
 	}
-	s, err := v.c.Compile("acp.json#/$defs/" + name)
+	doc, def := "acp.json", name
+	if n, ok := strings.CutPrefix(name, unstablePrefix); ok {
+		doc, def = "acp-unstable.json", n
+	}
+	s, err := v.c.Compile(doc + "#/$defs/" + def)
 	if err != nil {
 		return nil, fmt.Errorf("compiling $defs/%s: %w", name, err)
 	}
