@@ -169,6 +169,10 @@ func TestAutoDefault(t *testing.T) {
 		t.Errorf("new session runs %q, want qwen (--default)", got)
 	}
 
+	text, _, code := runBridge(t, nil, "agents")
+	if code != 0 || !strings.Contains(text, binPath+" auto ") {
+		t.Errorf("agents (exit %d) does not show the one-line set-up:\n%s", code, text)
+	}
 	_, stderr, code := runBridge(t, nil, append([]string{"auto", "--default", "codex"}, noOtherAgents()...)...)
 	if code != 2 || !strings.Contains(stderr, `--default "codex" is not an installed agent`) {
 		t.Errorf("--default of an agent not installed: exit %d, stderr %q", code, stderr)
