@@ -1,6 +1,7 @@
 package multi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,7 +84,7 @@ func (r *relay) NotifyRaw(ctx context.Context, method string, params json.RawMes
 		return nil
 	}
 	params = r.readdress(params)
-	if method == acp.MethodSessionUpdate {
+	if method == acp.MethodSessionUpdate && bytes.Contains(params, []byte("config_option_update")) {
 		if opts, ok := configUpdate(params); ok {
 			r.seen(opts)
 			params = withAgentRaw(params, []string{"update"}, r.option(r.agent))
@@ -119,8 +120,9 @@ func (r *relay) AuthenticateParams() json.RawMessage {
 }
 
 func (r *relay) readdress(params json.RawMessage) json.RawMessage {
-	if id := r.outerID(); id != "" {
-		return setSessionID(params, id)
+	id := r.outerID()
+	if id == "" || bytes.Contains(params, []byte(`"sessionId":"`+string(id)+`"`)) {
+		return params // the agent's first session, whose id the editor knows: most frames
 	}
-	return params
+	return setSessionID(params, id)
 }
