@@ -162,9 +162,11 @@ func (d adapterEntry) command(g *globals, serve serveFunc) *cli.Command {
 	}
 }
 
-// adapterCommands are the commands of the table, served by serve: those of
-// the adapters that translate a protocol, and those of the native ones.
+// adapterCommands are the commands of the table, served by serve: auto
+// (every installed agent) and those of the adapters that translate a
+// protocol, and those of the native ones.
 func adapterCommands(g *globals, serve serveFunc) (translating, native []*cli.Command) {
+	translating = append(translating, autoCommand(g, serve))
 	for _, d := range adapters() {
 		if d.native {
 			native = append(native, d.command(g, serve))

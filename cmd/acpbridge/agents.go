@@ -78,6 +78,7 @@ func agentsCommand(out io.Writer) *cli.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(reports)
 			}
+			fmt.Fprintf(out, "One entry for all of them: %s auto (each session picks an installed agent; editor \"args\": [\"auto\"])\n\n", self)
 			for _, r := range reports {
 				writeReport(out, r)
 			}
