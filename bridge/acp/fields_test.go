@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
 // structTypes are the object types whose Go fields mirror a schema $def.
@@ -116,12 +117,40 @@ func TestFieldsMatchSchema(t *testing.T) {
 				}
 			}
 			for f := range fields {
-				if _, ok := def.Properties[f]; !ok {
+				if _, ok := def.Properties[f]; !ok && !slices.Contains(unstableMembers[name], f) {
 					t.Errorf("Go field %q is not in the schema", f)
 				}
 			}
 			checkRequiredArrays(t, v, def)
 		})
+	}
+}
+
+// unstableMembers are the members of stable types that only the unstable
+// schema has; TestUnstableMembers checks them there.
+var unstableMembers = map[string][]string{
+	"ClientCapabilities": {"subagents"},
+}
+
+// TestUnstableMembers checks that each unstable member is in the pinned
+// unstable schema (and still not in the stable one).
+func TestUnstableMembers(t *testing.T) {
+	var stable, unstable struct {
+		Defs map[string]schemaDef `json:"$defs"`
+	}
+	loadSchemaDefs(t, &stable)
+	if err := json.Unmarshal(acptest.UnstableSchema(), &unstable); err != nil {
+		t.Fatal(err)
+	}
+	for def, members := range unstableMembers {
+		for _, m := range members {
+			if _, ok := unstable.Defs[def].Properties[m]; !ok {
+				t.Errorf("%s.%s is not in the unstable schema", def, m)
+			}
+			if _, ok := stable.Defs[def].Properties[m]; ok {
+				t.Errorf("%s.%s is stable now: drop it from unstableMembers", def, m)
+			}
+		}
 	}
 }
 

@@ -28,6 +28,14 @@ const SchemaEnv = "ACPBRIDGE_SCHEMA"
 //go:embed testdata/schema.json
 var pinned []byte
 
+// pinnedUnstable is schema/v1/schema.unstable.json of the same npm package:
+// the stable schema plus the methods, updates and capabilities ACP has not
+// stabilised (sub-agent sessions among them). Frames the bridge sends only
+// to clients that asked for an unstable feature are checked against it.
+//
+//go:embed testdata/schema.unstable.json
+var pinnedUnstable []byte
+
 // Validator checks JSON values against definitions of the ACP v1 schema.
 type Validator struct {
 	c    *jsonschema.Compiler
@@ -53,6 +61,20 @@ func Schema() ([]byte, error) {
 func Load(tb testing.TB) *Validator {
 	tb.Helper()
 	v, err := New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+// UnstableSchema returns the bytes of the pinned unstable schema.
+func UnstableSchema() []byte { return pinnedUnstable }
+
+// LoadUnstable returns a Validator for the pinned unstable schema, failing
+// the test when it cannot be parsed.
+func LoadUnstable(tb testing.TB) *Validator {
+	tb.Helper()
+	v, err := parse(pinnedUnstable)
 	if err != nil {
 		tb.Fatal(err)
 	}
