@@ -55,7 +55,7 @@ var unstableTypes = []any{acp.ForkSessionRequest{}, acp.ForkSessionResponse{}, a
 
 // unstableFields are the Go fields of stable types that are members of the
 // unstable schema only (the capabilities of unstable methods).
-var unstableFields = map[string][]string{"SessionCapabilities": {"fork"}}
+var unstableFields = map[string][]string{"SessionCapabilities": {"fork"}, "ClientCapabilities": {"subagents"}}
 
 // unstableLeftOut are members of the unstable schema's $defs that the
 // bridge does not serve, so has no Go field for.

@@ -45,7 +45,9 @@ type ClientCapabilities struct {
 	Session     *ClientSessionCapabilities `json:"session,omitempty"`
 	Auth        AuthCapabilities           `json:"auth,omitzero"`
 	Elicitation *ElicitationCapabilities   `json:"elicitation,omitempty"`
-	Meta        map[string]any             `json:"_meta,omitempty"`
+	// Subagents is set when the client takes child sessions (unstable).
+	Subagents *SubagentCapabilities `json:"subagents,omitempty"`
+	Meta      map[string]any        `json:"_meta,omitempty"`
 }
 
 // FileSystemCapabilities says which fs/* methods the client serves.

@@ -32,6 +32,9 @@ type SessionUpdate struct {
 	// client advertised session.compaction.
 	CompactionUpdate       *CompactionUpdate       // "compaction_update"
 	CompactionSummaryChunk *CompactionSummaryChunk // "compaction_summary_chunk"
+	// SubagentUpdate may only be sent when the client advertised
+	// subagents (unstable).
+	SubagentUpdate *SubagentUpdate // "subagent_update"
 }
 
 // ContentChunk is one streamed piece of a message.
@@ -261,6 +264,7 @@ func (u *SessionUpdate) variant() (tag string, val any, n int) {
 	pick("notice", u.Notice != nil, u.Notice)
 	pick("compaction_update", u.CompactionUpdate != nil, u.CompactionUpdate)
 	pick("compaction_summary_chunk", u.CompactionSummaryChunk != nil, u.CompactionSummaryChunk)
+	pick("subagent_update", u.SubagentUpdate != nil, u.SubagentUpdate)
 	return tag, val, n
 }
 
@@ -327,6 +331,9 @@ func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	case "compaction_summary_chunk":
 		u.CompactionSummaryChunk = new(CompactionSummaryChunk)
 		target = u.CompactionSummaryChunk
+	case "subagent_update":
+		u.SubagentUpdate = new(SubagentUpdate)
+		target = u.SubagentUpdate
 	default:
 		return &UnknownVariantError{Union: "SessionUpdate", Field: "sessionUpdate", Value: kind}
 	}

@@ -62,6 +62,9 @@ func TestMergeDeltas(t *testing.T) {
 			got = append(got, "text "+u.AgentMessageChunk.Content.Text.Text+" "+parent)
 		case u.AgentThoughtChunk != nil:
 			got = append(got, "thought "+u.AgentThoughtChunk.Content.Text.Text)
+		case u.ToolCallUpdate != nil && len(u.ToolCallUpdate.Content) > 0:
+			// A sub-agent's text goes under its Agent call, merged.
+			got = append(got, "under "+string(u.ToolCallUpdate.ToolCallID)+" "+u.ToolCallUpdate.Content[0].Content.Text.Text)
 		default:
 			got = append(got, u.Kind())
 		}
@@ -83,7 +86,7 @@ func TestMergeDeltas(t *testing.T) {
 		"thought Let me think.",
 		"text Hello  ",
 		"text world ",
-		"text subagent map[parentToolUseId:toolu_1]",
+		"under toolu_1 subagent",
 		"text ! ",
 		"text  one ",
 		"text  by one ",

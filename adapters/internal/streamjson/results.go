@@ -55,8 +55,10 @@ func resultContent(name string, input gjson.Result, r toolResult) ([]acp.ToolCal
 			return textContent(fence(c.String(), "")), nil
 		}
 		return genericContent(r.block.Get("content")), nil
-	case "ExitPlanMode", "Task", "Agent":
+	case "ExitPlanMode":
 		return nil, nil
+	case "Task", "Agent":
+		return agentReport(r), nil
 	}
 	return genericContent(r.block.Get("content")), nil
 }

@@ -280,9 +280,14 @@ func (s *Session) launch(r *run, spec proc.Spec) {
 		r.c.in, r.c.out = m.inbound, m.outbound
 	}
 	r.c.start(&s.wg)
-	var init map[string]any
+	init := map[string]any{}
 	if s.efs != nil {
-		init = map[string]any{"sdkMcpServers": []string{editorFSServer}}
+		init["sdkMcpServers"] = []string{editorFSServer}
+	}
+	if s.a.dialect.isClaude() {
+		// A sub-agent's text reaches stdout only when asked for
+		// (subagent.go), and it belongs under its Agent call.
+		init["forwardSubagentText"] = true
 	}
 	body, err := r.c.request(r.starting, "initialize", init)
 	if err != nil {

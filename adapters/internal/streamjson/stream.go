@@ -152,7 +152,7 @@ func (t *translator) chunkOf(k streamKey, text, parent string) {
 		}
 		t.unclaimed[i] = append(t.unclaimed[i], text...)
 	}
-	t.sendChunk(text, k.thought, parent)
+	t.chunkFrom(k.msgID, text, k.thought, parent)
 }
 
 func (t *translator) sendChunk(text string, thought bool, parent string) {

@@ -44,10 +44,11 @@ type translator struct {
 	msgID     string       // API message being streamed
 	pend      pendingChunk // deltas held to go out as one chunk (mergeDelta)
 	plan      taskPlan
-	used      uint64          // context tokens of the last main-thread message
-	bg        map[string]bool // background tasks still running, by task id
-	meter     usageMeter      // context window and cost, for usage_update
-	compact   compaction      // the compaction running, if any
+	used      uint64               // context tokens of the last main-thread message
+	bg        map[string]bool      // background tasks still running, by task id
+	agents    map[string]*agentRun // sub-agents by the Agent call that runs them
+	meter     usageMeter           // context window and cost, for usage_update
+	compact   compaction           // the compaction running, if any
 	// compaction: the editor advertised session.compaction.
 	compaction bool
 	// notices is how the CLI's informational messages reach the editor;
@@ -158,11 +159,11 @@ func (t *translator) assistant(root gjson.Result) {
 			case refusal:
 				t.paragraph(text)
 			case !t.claim(streamKey{id, false}, text, parent) && !apiError:
-				t.sendChunk(text, false, parent)
+				t.chunkFrom(id, text, false, parent)
 			}
 		case "thinking":
 			if text := b.Get("thinking").String(); !t.claim(streamKey{id, true}, text, parent) {
-				t.sendChunk(text, true, parent)
+				t.chunkFrom(id, text, true, parent)
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use":
 			t.toolInput(b.Get("id").String(), b.Get("name").String(), b.Get("input"), parent)
@@ -306,7 +307,7 @@ func (t *translator) toolResult(r toolResult) {
 	if tu == nil {
 		tu = t.tool(r.id, "", "")
 	}
-	if tu.finished {
+	if tu.finished || t.agentResult(tu, r) {
 		return
 	}
 	tu.finished = true
@@ -397,11 +398,13 @@ func (t *translator) system(subtype string, root gjson.Result) {
 			t.bg[task.Get("task_id").String()] = true
 		}
 	case "task_started":
+		t.agentStarted(root)
 		t.live.started(root.Get("tool_use_id").String(), root.Get("task_id").String(), root.Get("is_backgrounded").Bool())
 		if root.Get("is_backgrounded").Bool() {
 			t.bg[root.Get("task_id").String()] = true
 		}
 	case "task_notification":
+		t.agentNotified(root)
 		delete(t.bg, root.Get("task_id").String())
 		t.live.taskEnded(root.Get("task_id").String(), t.send)
 	case "informational":

@@ -176,7 +176,7 @@ func (t *turn) ask(req canUseTool) (answer any, rejectAlways bool) {
 	defer t.r.c.hold()()
 	resp, err := t.s.client.RequestPermission(ctx, acp.RequestPermissionRequest{
 		SessionID: t.s.id,
-		ToolCall:  toolCallAsked(t.s.a.dialect, req, t.s.cwd),
+		ToolCall:  t.s.tr.askedWithParent(toolCallAsked(t.s.a.dialect, req, t.s.cwd)),
 		Options:   permissionOptions(req.tool),
 	})
 	switch {

@@ -73,6 +73,17 @@ func Load(tb testing.TB) *Validator {
 	return v
 }
 
+// LoadUnstable returns a Validator for the pinned unstable schema, failing
+// the test when it cannot be parsed.
+func LoadUnstable(tb testing.TB) *Validator {
+	tb.Helper()
+	v, err := parse(pinnedUnstable)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
 // New returns a Validator for the official schema, for a TestMain that
 // shares one among its tests.
 func New() (*Validator, error) {

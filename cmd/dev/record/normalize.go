@@ -61,6 +61,13 @@ var (
 	userAgentOSRE = regexp.MustCompile(`\([A-Za-z][A-Za-z ]* \d+(\.\d+)*; (x86_64|aarch64|arm64|amd64)\)`)
 	// Codex's session files are named after the time they were made.
 	fileTimeRE = regexp.MustCompile(`(\d{4}-\d\d-\d\d)T\d\d-\d\d-\d\d`)
+	// Claude Code's sub-agent ids ("a" and 16 random hex digits; they
+	// name the task, its output file and its transcript) and task run ids
+	// (a time in base 36, then random hex).
+	// The report a sub-agent hands back says how long it ran.
+	durationRE = regexp.MustCompile(`(duration_ms: )\d+`)
+	agentIDRE  = regexp.MustCompile(`\ba[0-9a-f]{16}\b`)
+	runIDRE    = regexp.MustCompile(`\b0[0-9a-z]{8}-[0-9a-f]{8}\b`)
 	timeRE     = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
 	// The CLI's messaging socket is named after its pid, outside TMPDIR.
 	sockRE = regexp.MustCompile(`/cc-socks/\d+\.sock`)
@@ -156,6 +163,9 @@ func (n *normalizer) str(s string) string {
 		n.uuids[id] = v
 		return v
 	})
+	s = durationRE.ReplaceAllString(s, "${1}0")
+	s = n.renumber(s, agentIDRE, "a%016d")
+	s = n.renumber(s, runIDRE, "000000000-%08d")
 	return uuidRE.ReplaceAllStringFunc(s, func(u string) string {
 		if u == n.session {
 			return u
@@ -165,6 +175,19 @@ func (n *normalizer) str(s string) string {
 		}
 		v := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(n.uuids)+1)
 		n.uuids[u] = v
+		return v
+	})
+}
+
+// renumber replaces every match of re in s by format's sequential
+// number, the same one for the same id throughout the recording.
+func (n *normalizer) renumber(s string, re *regexp.Regexp, format string) string {
+	return re.ReplaceAllStringFunc(s, func(id string) string {
+		if v, ok := n.uuids[id]; ok {
+			return v
+		}
+		v := fmt.Sprintf(format, len(n.uuids)+1)
+		n.uuids[id] = v
 		return v
 	})
 }

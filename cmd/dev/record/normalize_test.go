@@ -78,6 +78,21 @@ func TestNormalizeTimeIDs(t *testing.T) {
 	}
 }
 
+// TestNormalizeAgentIDs: Claude Code's sub-agent and task run ids are
+// random; a recording renumbers them wherever they occur (fields, paths,
+// the text the model is given), consistently.
+func TestNormalizeAgentIDs(t *testing.T) {
+	n := newNormalizer("", "/proj", "/home1", "/tmp1", "/root1", "a:1", nil)
+	got, err := n.line([]byte(`{"agent_id":"a6fa9d1a6b2e8f639","run_id":"0mx0birtz-b1767d5a","f":"/x/tasks/a6fa9d1a6b2e8f639.output","x":"agentId: a6fa9d1a6b2e8f639","h":"bd19a72a1f26b94e","u":"<usage>subagent_tokens: 28\\nduration_ms: 306</usage>"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"agent_id":"a0000000000000001","run_id":"000000000-00000002","f":"/x/tasks/a0000000000000001.output","x":"agentId: a0000000000000001","h":"bd19a72a1f26b94e","u":"<usage>subagent_tokens: 28\\nduration_ms: 0</usage>"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 // TestNormalizeCodexValues: what Codex says of the machine and the clock.
 func TestNormalizeCodexValues(t *testing.T) {
 	n := newNormalizer("", "/run/p", "/run/h", "/run/t", "/run", "a:1", nil, "2026-11-23")
