@@ -97,7 +97,7 @@ func TestAgentsCommand(t *testing.T) {
 	dir := t.TempDir()
 	gemini := fakeCLI(t, dir, "gemini")
 	env := []string{"PATH=" + dir, "ACPBRIDGE_CLAUDE_PATH=", "ACPBRIDGE_GEMINI_PATH=", "ACPBRIDGE_QWEN_PATH=",
-		"ACPBRIDGE_OPENCODE_PATH=", "ACPBRIDGE_COPILOT_PATH="}
+		"ACPBRIDGE_OPENCODE_PATH=", "ACPBRIDGE_COPILOT_PATH=", "XDG_CACHE_HOME=" + t.TempDir()}
 	stdout, stderr, code := runBridge(t, env, "agents", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -146,6 +146,10 @@ func TestAgentsCommand(t *testing.T) {
 		if code != 0 || !strings.Contains(text, w) {
 			t.Errorf("agents output (exit %d) lacks %q:\n%s", code, w, text)
 		}
+	}
+	// The second listing took gemini's version from the cache.
+	if b, err := os.ReadFile(gemini + ".args"); err != nil || strings.Count(string(b), "--version") != 1 {
+		t.Errorf("gemini was run with %q (%v); want --version once for two listings", b, err)
 	}
 }
 

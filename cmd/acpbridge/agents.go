@@ -8,17 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 )
-
-// versionTimeout bounds each CLI's --version: some are node scripts that
-// take a second to start, and a broken one must not hold the listing up.
-const versionTimeout = 5 * time.Second
 
 // agentReport is one line of `acpbridge agents`.
 type agentReport struct {
@@ -63,7 +57,8 @@ func agentsCommand(out io.Writer) *cli.Command {
 			if err != nil {
 				self = "acpbridge"
 			}
-			reports := surveyAgents(c.Context, self)
+			reports := surveyAgents(c.Context, self,
+				versionProbe{cache: defaultVersionCache(), timeout: versionTimeout, run: acpadapter.Version})
 			for _, d := range adapters() {
 				if d.reports != nil {
 					reports = append(reports, d.reports(d, self)...)
@@ -86,12 +81,13 @@ func agentsCommand(out io.Writer) *cli.Command {
 	}
 }
 
-// surveyAgents looks every installable agent of the table up, running the
-// --version of those installed concurrently.
-func surveyAgents(ctx context.Context, self string) []agentReport {
+// surveyAgents looks every installable agent of the table up and asks
+// those installed their version (probe).
+func surveyAgents(ctx context.Context, self string, probe versionProbe) []agentReport {
 	all := installable()
 	reports := make([]agentReport, len(all))
-	var wg sync.WaitGroup
+	var paths []string
+	var found []int // the reports of paths
 	for i, k := range all {
 		r := &reports[i]
 		*r = agentReport{Name: k.name, Title: k.title, Install: k.install, Args: []string{k.name}}
@@ -105,24 +101,17 @@ func surveyAgents(ctx context.Context, self string) []agentReport {
 		} else {
 			r.Installed, r.Path = true, path
 			r.Args = append(r.Args, "--"+k.pathFlag, path)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				vctx, cancel := context.WithTimeout(ctx, versionTimeout)
-				defer cancel()
-				v, err := acpadapter.Version(vctx, path)
-				if err != nil {
-					r.Problem = fmt.Sprintf("%s --version failed: %v", path, err)
-				}
-				r.Version = v
-			}()
+			paths, found = append(paths, path), append(found, i)
 		}
 		label := k.title + " (acpbridge)"
 		r.Zed = map[string]any{label: map[string]any{"type": "custom", "command": self, "args": r.Args}}
 		r.JetBrains = map[string]any{label: map[string]any{"command": self, "args": r.Args}}
 		r.Acpx = map[string]any{k.name + "-bridge": map[string]any{"command": shellJoin(append([]string{self}, r.Args...))}}
 	}
-	wg.Wait()
+	for j, v := range probe.versions(ctx, paths) {
+		r := &reports[found[j]]
+		r.Version, r.Problem = v.version, v.problem
+	}
 	return reports
 }
 
@@ -131,8 +120,11 @@ func writeReport(w io.Writer, r agentReport) {
 	switch {
 	case r.Installed && r.Version != "":
 		fmt.Fprintf(w, "  installed:  %s, version %s\n", r.Path, r.Version)
-	case r.Installed:
+	case r.Installed && r.Problem != "":
 		fmt.Fprintf(w, "  installed:  %s (%s)\n", r.Path, r.Problem)
+	case r.Installed:
+		// A TUI of a PTY profile: its version is not asked (see ptyReports).
+		fmt.Fprintf(w, "  installed:  %s\n", r.Path)
 	default:
 		fmt.Fprintf(w, "  installed:  no\n")
 	}

@@ -14,7 +14,8 @@ func TestAgentsListsPTYProfiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	gemini := fakeCLI(t, dir, "gemini")
-	stdout, stderr, code := runBridge(t, []string{"PATH=" + dir}, "agents", "--json")
+	env := []string{"PATH=" + dir, "XDG_CACHE_HOME=" + t.TempDir()}
+	stdout, stderr, code := runBridge(t, env, "agents", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -53,7 +54,7 @@ func TestAgentsListsPTYProfiles(t *testing.T) {
 	if !found["pty:gemini"] || !found["pty:faketui"] {
 		t.Errorf("PTY profiles listed: %v; want gemini and faketui among them", found)
 	}
-	text, _, _ := runBridge(t, []string{"PATH=" + dir}, "agents")
+	text, _, _ := runBridge(t, env, "agents")
 	if !strings.Contains(text, "pty:gemini (Gemini CLI v0.61.0 TUI (profile gemini, through a PTY))") {
 		t.Errorf("agents output lacks the gemini profile:\n%s", text)
 	}
