@@ -102,8 +102,10 @@ func adapters() []adapterEntry {
 		{name: "replay",
 			usage:     "serve a recorded session (Claude Code, a native-ACP CLI, Codex or a terminal agent) as if the wrapped agent were running (no CLI or credentials needed)",
 			argsUsage: "FIXTURE",
-			example:   "fixtures/claude/demo.txtar",
-			flags:     replayFlags},
+			description: "FIXTURE is a recording (fixtures/<agent>/*.txtar in the repository), or demo: the recorded\n" +
+				"Claude Code session built into acpbridge, to see what a session looks like in an editor.",
+			example: "demo",
+			flags:   replayFlags},
 		{name: "pty",
 			usage:     "serve an interactive terminal agent (a TUI or a line-prompt REPL) through a pseudo-terminal",
 			argsUsage: "-- CMD [ARGS...]",

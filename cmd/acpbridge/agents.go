@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+	"github.com/acpbridge/acpbridge/adapters/replay"
 )
 
 // agentReport is one line of `acpbridge agents`.
@@ -73,8 +74,13 @@ func agentsCommand(out io.Writer) *cli.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(reports)
 			}
+			installed := false
 			for _, r := range reports {
 				writeReport(out, r)
+				installed = installed || r.Installed
+			}
+			if !installed {
+				writeDemo(out, self)
 			}
 			return nil
 		},
@@ -133,6 +139,21 @@ func writeReport(w io.Writer, r agentReport) {
 	fmt.Fprintf(w, "  JetBrains:  in ~/.jetbrains/acp.json under \"agent_servers\": %s\n", compact(r.JetBrains))
 	fmt.Fprintf(w, "  acpx:       in ~/.config/acpx/config.json under \"agents\": %s\n", compact(r.Acpx))
 	fmt.Fprintf(w, "  others:     acpbridge agents --editor NAME (%s)\n\n", editorNames())
+}
+
+// writeDemo offers the replay demo, which needs no agent CLI: it is built
+// into the binary (replay.DemoName), so the command works wherever the
+// binary is installed, not only in a clone of the repository.
+func writeDemo(w io.Writer, self string) {
+	args := []string{"replay", "--pace", "20ms", replay.DemoName}
+	label := "acpbridge replay demo"
+	fmt.Fprintf(w, "No agent CLI is installed here yet. To see in your editor what a session looks like without one,\n"+
+		"serve the recorded Claude Code session built into acpbridge (no CLI and no account needed):\n")
+	fmt.Fprintf(w, "  runs as:    %s (an ACP agent: the editor starts it)\n", shellJoin(append([]string{self}, args...)))
+	fmt.Fprintf(w, "  Zed:        in ~/.config/zed/settings.json under \"agent_servers\": %s\n",
+		compact(map[string]any{label: map[string]any{"type": "custom", "command": self, "args": args}}))
+	fmt.Fprintf(w, "  JetBrains:  in ~/.jetbrains/acp.json under \"agent_servers\": %s\n",
+		compact(map[string]any{label: map[string]any{"command": self, "args": args}}))
 }
 
 func compact(v map[string]any) string {
