@@ -64,7 +64,7 @@ func Replay(meta map[string]string, script func() (recording.StepReader, error),
 	p := o.Profile
 	if p == nil {
 		var err error
-		p, err = builtinProfile(meta["profile"])
+		p, err = BuiltinProfile(meta["profile"])
 		if err != nil {
 			return nil, fmt.Errorf("the recording's profile %q is not a built-in one and the recording does not carry it (a profile section): give it with --profile FILE", meta["profile"])
 		}

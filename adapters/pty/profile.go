@@ -203,16 +203,35 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-//go:embed profiles/*.toml
+// The built-in profiles: those for users in profiles/, and in
+// profiles/testing/ those of the tests' fake agents. The binary must play
+// the recordings of the tests (replay, --profile, --print-profile), so
+// the latter are built in too, but they are not listed to users.
+//
+//go:embed profiles/*.toml profiles/testing/*.toml
 var builtin embed.FS
 
-// Builtin returns the built-in profiles, sorted by name.
+// Builtin returns the built-in profiles for users, sorted by name: not
+// those of the tests' fake agents, which BuiltinProfile and FindProfile
+// still find by name.
 func Builtin() []*Profile {
-	names, _ := builtin.ReadDir("profiles")
+	return parseBuiltin("profiles")
+}
+
+// allBuiltin returns every built-in profile, the tests' too.
+func allBuiltin() []*Profile {
+	return append(Builtin(), parseBuiltin("profiles/testing")...)
+}
+
+func parseBuiltin(dir string) []*Profile {
+	names, _ := builtin.ReadDir(dir)
 	var out []*Profile
 	for _, n := range names {
-		b, _ := builtin.ReadFile("profiles/" + n.Name())
-		p, err := ParseProfile("profiles/"+n.Name(), b)
+		if n.IsDir() {
+			continue
+		}
+		b, _ := builtin.ReadFile(dir + "/" + n.Name())
+		p, err := ParseProfile(dir+"/"+n.Name(), b)
 		if err != nil {
 			panic(err) // a built-in profile is checked by the tests
 		}
@@ -229,7 +248,7 @@ const GenericProfile = "generic"
 // picks the built-in profile whose commands include the base name of cmd,
 // else the generic one.
 func FindProfile(name, cmd string) (*Profile, error) {
-	all := Builtin()
+	all := allBuiltin()
 	if name == "" {
 		base := filepath.Base(cmd)
 		for _, p := range all {
@@ -247,7 +266,7 @@ func FindProfile(name, cmd string) (*Profile, error) {
 		}
 	}
 	if !strings.ContainsAny(name, `/\.`) {
-		return nil, fmt.Errorf("no built-in profile %q (built-in: %s); give a file path for your own", name, builtinNames(all))
+		return nil, fmt.Errorf("no built-in profile %q (built-in: %s); give a file path for your own", name, builtinNames(Builtin()))
 	}
 	b, err := os.ReadFile(name)
 	if err != nil {
@@ -256,14 +275,14 @@ func FindProfile(name, cmd string) (*Profile, error) {
 	return ParseProfile(name, b)
 }
 
-// builtinProfile is the built-in profile name.
-func builtinProfile(name string) (*Profile, error) {
-	for _, p := range Builtin() {
+// BuiltinProfile is the built-in profile name, a test's too.
+func BuiltinProfile(name string) (*Profile, error) {
+	for _, p := range allBuiltin() {
 		if p.Name == name {
 			return p, nil
 		}
 	}
-	return nil, fmt.Errorf("no built-in profile %q", name)
+	return nil, fmt.Errorf("no built-in profile %q (built-in: %s)", name, builtinNames(Builtin()))
 }
 
 func builtinNames(all []*Profile) string {

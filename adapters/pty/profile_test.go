@@ -72,18 +72,34 @@ func TestKeysBytes(t *testing.T) {
 	}
 }
 
+// TestBuiltinProfiles: every built-in profile names its TUI's version;
+// the fake TUI's profile is built in (the binary replays the tests'
+// recordings) but not listed to users.
 func TestBuiltinProfiles(t *testing.T) {
-	got := map[string]*Profile{}
+	listed := map[string]bool{}
 	for _, p := range Builtin() {
+		listed[p.Name] = true
+	}
+	for _, p := range allBuiltin() {
 		if p.Version == "" {
 			t.Errorf("profile %q does not name the TUI version it was written against", p.Name)
 		}
-		got[p.Name] = p
 	}
-	for _, name := range []string{GenericProfile, "faketui"} {
-		if got[name] == nil {
-			t.Errorf("no built-in profile %q", name)
+	for _, name := range []string{GenericProfile, "claude", "codex", "gemini"} {
+		if !listed[name] {
+			t.Errorf("built-in profile %q is not listed", name)
 		}
+	}
+	if listed["faketui"] {
+		t.Error("the test-only profile faketui is listed to users")
+	}
+	for _, name := range []string{"faketui", GenericProfile} {
+		if p, err := BuiltinProfile(name); err != nil || p.Name != name {
+			t.Errorf("BuiltinProfile(%q) = %v, %v", name, p, err)
+		}
+	}
+	if _, err := FindProfile("nope", ""); err == nil || strings.Contains(err.Error(), "faketui") {
+		t.Errorf("FindProfile(nope): %v; want an error naming the profiles for users only", err)
 	}
 }
 

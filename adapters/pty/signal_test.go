@@ -19,7 +19,7 @@ import (
 // wired to the session's socket, as the codex profile wires Codex's.
 func signalProfile(t testing.TB, extra string) *Profile {
 	t.Helper()
-	b, err := builtin.ReadFile("profiles/faketui.toml")
+	b, err := builtin.ReadFile("profiles/testing/faketui.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestAgentsCommand(t *testing.T) {
 	dir := t.TempDir()
 	gemini := fakeCLI(t, dir, "gemini")
 	env := []string{"PATH=" + dir, "ACPBRIDGE_CLAUDE_PATH=", "ACPBRIDGE_GEMINI_PATH=", "ACPBRIDGE_QWEN_PATH=",
-		"ACPBRIDGE_OPENCODE_PATH=", "ACPBRIDGE_COPILOT_PATH="}
+		"ACPBRIDGE_OPENCODE_PATH=", "ACPBRIDGE_COPILOT_PATH=", "XDG_CACHE_HOME=" + t.TempDir()}
 	stdout, stderr, code := runBridge(t, env, "agents", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -145,6 +145,34 @@ func TestAgentsCommand(t *testing.T) {
 	for _, w := range []string{"claude (Claude Code)", "copilot (GitHub Copilot CLI)", "version acpagent 1.0.0", "Zed:", "JetBrains:", "acpx:"} {
 		if code != 0 || !strings.Contains(text, w) {
 			t.Errorf("agents output (exit %d) lacks %q:\n%s", code, w, text)
+		}
+	}
+	if strings.Contains(text, "replay") {
+		t.Errorf("agents offers the replay demo although gemini is installed:\n%s", text)
+	}
+	// The second listing took gemini's version from the cache.
+	if b, err := os.ReadFile(gemini + ".args"); err != nil || strings.Count(string(b), "--version") != 1 {
+		t.Errorf("gemini was run with %q (%v); want --version once for two listings", b, err)
+	}
+}
+
+// TestAgentsOffersDemo: with no agent CLI installed, agents offers the
+// replay demo built into the binary, with snippets that run it.
+func TestAgentsOffersDemo(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=" + t.TempDir(), "ACPBRIDGE_CLAUDE_PATH=", "ACPBRIDGE_GEMINI_PATH=", "ACPBRIDGE_QWEN_PATH=",
+		"ACPBRIDGE_CODEX_PATH=", "ACPBRIDGE_OPENCODE_PATH=", "ACPBRIDGE_COPILOT_PATH=", "XDG_CACHE_HOME=" + t.TempDir()}
+	text, stderr, code := runBridge(t, env, "agents")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{
+		"No agent CLI is installed here yet",
+		"  runs as:    " + binPath + " replay --pace 20ms demo ",
+		`"acpbridge replay demo":{"args":["replay","--pace","20ms","demo"],"command":"` + binPath + `","type":"custom"}`,
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("agents output lacks %q:\n%s", w, text)
 		}
 	}
 }

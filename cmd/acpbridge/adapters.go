@@ -36,6 +36,9 @@ type adapterEntry struct {
 	pathFlag string     // names the executable
 	install  string     // how to install it
 	login    *loginSpec // the CLI's own interactive login, run by `acpbridge login` and terminal auth
+	// ptyArgs are what the CLI needs, after its command, to be served
+	// through its built-in PTY profile (the snippets of `agents` give them).
+	ptyArgs []string
 
 	// flags returns the command's flags, new for each command made from
 	// the entry, and the constructor that reads them once parsed.
@@ -74,7 +77,10 @@ func adapters() []adapterEntry {
 			install: "npm install -g @anthropic-ai/claude-code",
 			login: &loginSpec{args: []string{"auth", "login"}, status: []string{"auth", "status"}, keyEnv: "ANTHROPIC_API_KEY",
 				how: "Sign in with your Claude account in the browser it opens."},
-			flags: claudeFlags, kind: "claude", replay: replayClaude},
+			// Its default mode lets a classifier decide instead of showing
+			// the permission dialogs the PTY profile asks the editor.
+			ptyArgs: []string{"--permission-mode", "default"},
+			flags:   claudeFlags, kind: "claude", replay: replayClaude},
 		{name: "acp", native: true,
 			usage:     "serve any agent that speaks ACP itself, with the bridge's tracing, serving and process hygiene",
 			argsUsage: "-- CMD [ARGS...]",
@@ -99,8 +105,10 @@ func adapters() []adapterEntry {
 		{name: "replay",
 			usage:     "serve a recorded session (Claude Code, a native-ACP CLI, Codex or a terminal agent) as if the wrapped agent were running (no CLI or credentials needed)",
 			argsUsage: "FIXTURE",
-			example:   "fixtures/claude/demo.txtar",
-			flags:     replayFlags},
+			description: "FIXTURE is a recording (fixtures/<agent>/*.txtar in the repository), or demo: the recorded\n" +
+				"Claude Code session built into acpbridge, to see what a session looks like in an editor.",
+			example: "demo",
+			flags:   replayFlags},
 		{name: "pty",
 			usage:     "serve an interactive terminal agent (a TUI or a line-prompt REPL) through a pseudo-terminal",
 			argsUsage: "-- CMD [ARGS...]",

@@ -8,17 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+	"github.com/acpbridge/acpbridge/adapters/replay"
 )
-
-// versionTimeout bounds each CLI's --version: some are node scripts that
-// take a second to start, and a broken one must not hold the listing up.
-const versionTimeout = 5 * time.Second
 
 // agentReport is one line of `acpbridge agents`.
 type agentReport struct {
@@ -63,7 +58,8 @@ func agentsCommand(out io.Writer) *cli.Command {
 			if err != nil {
 				self = "acpbridge"
 			}
-			reports := surveyAgents(c.Context, self)
+			reports := surveyAgents(c.Context, self,
+				versionProbe{cache: defaultVersionCache(), timeout: versionTimeout, run: acpadapter.Version})
 			for _, d := range adapters() {
 				if d.reports != nil {
 					reports = append(reports, d.reports(d, self)...)
@@ -79,20 +75,26 @@ func agentsCommand(out io.Writer) *cli.Command {
 				return enc.Encode(reports)
 			}
 			fmt.Fprintf(out, "One entry for all of them: %s auto (each session picks an installed agent; editor \"args\": [\"auto\"])\n\n", self)
+			installed := false
 			for _, r := range reports {
 				writeReport(out, r)
+				installed = installed || r.Installed
+			}
+			if !installed {
+				writeDemo(out, self)
 			}
 			return nil
 		},
 	}
 }
 
-// surveyAgents looks every installable agent of the table up, running the
-// --version of those installed concurrently.
-func surveyAgents(ctx context.Context, self string) []agentReport {
+// surveyAgents looks every installable agent of the table up and asks
+// those installed their version (probe).
+func surveyAgents(ctx context.Context, self string, probe versionProbe) []agentReport {
 	all := installable()
 	reports := make([]agentReport, len(all))
-	var wg sync.WaitGroup
+	var paths []string
+	var found []int // the reports of paths
 	for i, k := range all {
 		r := &reports[i]
 		*r = agentReport{Name: k.name, Title: k.title, Install: k.install, Args: []string{k.name}}
@@ -106,24 +108,17 @@ func surveyAgents(ctx context.Context, self string) []agentReport {
 		} else {
 			r.Installed, r.Path = true, path
 			r.Args = append(r.Args, "--"+k.pathFlag, path)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				vctx, cancel := context.WithTimeout(ctx, versionTimeout)
-				defer cancel()
-				v, err := acpadapter.Version(vctx, path)
-				if err != nil {
-					r.Problem = fmt.Sprintf("%s --version failed: %v", path, err)
-				}
-				r.Version = v
-			}()
+			paths, found = append(paths, path), append(found, i)
 		}
 		label := k.title + " (acpbridge)"
 		r.Zed = map[string]any{label: map[string]any{"type": "custom", "command": self, "args": r.Args}}
 		r.JetBrains = map[string]any{label: map[string]any{"command": self, "args": r.Args}}
 		r.Acpx = map[string]any{k.name + "-bridge": map[string]any{"command": shellJoin(append([]string{self}, r.Args...))}}
 	}
-	wg.Wait()
+	for j, v := range probe.versions(ctx, paths) {
+		r := &reports[found[j]]
+		r.Version, r.Problem = v.version, v.problem
+	}
 	return reports
 }
 
@@ -132,8 +127,11 @@ func writeReport(w io.Writer, r agentReport) {
 	switch {
 	case r.Installed && r.Version != "":
 		fmt.Fprintf(w, "  installed:  %s, version %s\n", r.Path, r.Version)
-	case r.Installed:
+	case r.Installed && r.Problem != "":
 		fmt.Fprintf(w, "  installed:  %s (%s)\n", r.Path, r.Problem)
+	case r.Installed:
+		// A TUI of a PTY profile: its version is not asked (see ptyReports).
+		fmt.Fprintf(w, "  installed:  %s\n", r.Path)
 	default:
 		fmt.Fprintf(w, "  installed:  no\n")
 	}
@@ -142,6 +140,21 @@ func writeReport(w io.Writer, r agentReport) {
 	fmt.Fprintf(w, "  JetBrains:  in ~/.jetbrains/acp.json under \"agent_servers\": %s\n", compact(r.JetBrains))
 	fmt.Fprintf(w, "  acpx:       in ~/.config/acpx/config.json under \"agents\": %s\n", compact(r.Acpx))
 	fmt.Fprintf(w, "  others:     acpbridge agents --editor NAME (%s)\n\n", editorNames())
+}
+
+// writeDemo offers the replay demo, which needs no agent CLI: it is built
+// into the binary (replay.DemoName), so the command works wherever the
+// binary is installed, not only in a clone of the repository.
+func writeDemo(w io.Writer, self string) {
+	args := []string{"replay", "--pace", "20ms", replay.DemoName}
+	label := "acpbridge replay demo"
+	fmt.Fprintf(w, "No agent CLI is installed here yet. To see in your editor what a session looks like without one,\n"+
+		"serve the recorded Claude Code session built into acpbridge (no CLI and no account needed):\n")
+	fmt.Fprintf(w, "  runs as:    %s (an ACP agent: the editor starts it)\n", shellJoin(append([]string{self}, args...)))
+	fmt.Fprintf(w, "  Zed:        in ~/.config/zed/settings.json under \"agent_servers\": %s\n",
+		compact(map[string]any{label: map[string]any{"type": "custom", "command": self, "args": args}}))
+	fmt.Fprintf(w, "  JetBrains:  in ~/.jetbrains/acp.json under \"agent_servers\": %s\n",
+		compact(map[string]any{label: map[string]any{"command": self, "args": args}}))
 }
 
 func compact(v map[string]any) string {

@@ -7,15 +7,16 @@ import (
 )
 
 // ptyReports are the lines of `acpbridge agents` for the built-in PTY
-// profiles that name a command: the TUI served through d, the pty command,
-// whether its command is installed here, and editor configuration that
-// runs it with its profile. The CLI's version is not asked: a TUI may not
-// answer --version without a terminal; the profile names the version it
-// was written against.
+// profiles for users that name a command: the TUI served through d, the
+// pty command, whether its command is installed here, and editor
+// configuration that runs it with its profile and the arguments the
+// profile needs. The CLI's version is not asked: a TUI may not answer
+// --version without a terminal; the profile names the version it was
+// written against.
 func ptyReports(d adapterEntry, self string) []agentReport {
-	install := map[string]string{}
+	install, args := map[string]string{}, map[string][]string{}
 	for _, k := range installable() {
-		install[k.exe] = k.install
+		install[k.exe], args[k.exe] = k.install, k.ptyArgs
 	}
 	var out []agentReport
 	for _, p := range pty.Builtin() {
@@ -34,7 +35,7 @@ func ptyReports(d adapterEntry, self string) []agentReport {
 		} else {
 			r.Installed, r.Path, cmd = true, path, path
 		}
-		r.Args = []string{d.name, "--profile", p.Name, "--", cmd}
+		r.Args = append([]string{d.name, "--profile", p.Name, "--", cmd}, args[exe]...)
 		label := p.Version + " TUI (acpbridge)"
 		r.Zed = map[string]any{label: map[string]any{"type": "custom", "command": self, "args": r.Args}}
 		r.JetBrains = map[string]any{label: map[string]any{"command": self, "args": r.Args}}

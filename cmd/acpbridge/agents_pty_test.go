@@ -14,7 +14,9 @@ func TestAgentsListsPTYProfiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	gemini := fakeCLI(t, dir, "gemini")
-	stdout, stderr, code := runBridge(t, []string{"PATH=" + dir}, "agents", "--json")
+	claude := fakeCLI(t, dir, "claude")
+	env := []string{"PATH=" + dir, "XDG_CACHE_HOME=" + t.TempDir()}
+	stdout, stderr, code := runBridge(t, env, "agents", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -39,6 +41,17 @@ func TestAgentsListsPTYProfiles(t *testing.T) {
 		if a.Name == "pty:generic" {
 			t.Errorf("the generic profile names no command, yet is listed: %+v", a)
 		}
+		if a.Name == "pty:claude" {
+			// Without it Claude Code shows no permission dialogs (its default
+			// mode lets a classifier decide), and the editor is never asked.
+			want := []string{"pty", "--profile", "claude", "--", claude, "--permission-mode", "default"}
+			if !reflect.DeepEqual(a.Args, want) {
+				t.Errorf("pty:claude args %v, want %v", a.Args, want)
+			}
+			if z := a.Zed["Claude Code 2.1.329 TUI (acpbridge)"]; !reflect.DeepEqual(z.Args, want) {
+				t.Errorf("pty:claude Zed snippet %+v, want args %v", a.Zed, want)
+			}
+		}
 		if a.Name != "pty:gemini" {
 			continue
 		}
@@ -50,11 +63,20 @@ func TestAgentsListsPTYProfiles(t *testing.T) {
 			t.Errorf("pty:gemini Zed snippet %+v", a.Zed)
 		}
 	}
-	if !found["pty:gemini"] || !found["pty:faketui"] {
-		t.Errorf("PTY profiles listed: %v; want gemini and faketui among them", found)
+	if !found["pty:gemini"] || !found["pty:claude"] || !found["pty:codex"] {
+		t.Errorf("PTY profiles listed: %v; want claude, codex and gemini among them", found)
 	}
-	text, _, _ := runBridge(t, []string{"PATH=" + dir}, "agents")
-	if !strings.Contains(text, "pty:gemini (Gemini CLI v0.61.0 TUI (profile gemini, through a PTY))") {
-		t.Errorf("agents output lacks the gemini profile:\n%s", text)
+	if found["pty:faketui"] {
+		t.Error("agents lists faketui, the profile of the tests' fake TUI")
+	}
+	text, _, _ := runBridge(t, env, "agents")
+	// The version of a TUI is not asked: its line says where it is, and
+	// nothing else (once an empty "()").
+	want := "pty:gemini (Gemini CLI v0.61.0 TUI (profile gemini, through a PTY))\n  installed:  " + gemini + "\n"
+	if !strings.Contains(text, want) {
+		t.Errorf("agents output lacks\n%s\nin:\n%s", want, text)
+	}
+	if strings.Contains(text, "faketui") {
+		t.Errorf("agents output names faketui:\n%s", text)
 	}
 }

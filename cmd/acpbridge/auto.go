@@ -73,33 +73,23 @@ func autoCommand(g *globals, serve serveFunc) *cli.Command {
 }
 
 // probeVersions returns the versions of the agents installed at paths, by
-// name, probed the way `agents` does: all at once, the first time they
-// are asked for.
+// name, probed as `agents` probes them (all at once, cached per
+// executable), the first time they are asked for.
 func probeVersions(ctx context.Context, paths map[string]*string) func() map[string]string {
 	return sync.OnceValue(func() map[string]string {
-		var (
-			mu  sync.Mutex
-			wg  sync.WaitGroup
-			out = map[string]string{}
-		)
+		var names, found []string
 		for name, p := range paths {
-			path, err := exec.LookPath(*p)
-			if err != nil {
-				continue
+			if path, err := exec.LookPath(*p); err == nil {
+				names, found = append(names, name), append(found, path)
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				vctx, cancel := context.WithTimeout(ctx, versionTimeout)
-				defer cancel()
-				if v, err := acpadapter.Version(vctx, path); err == nil {
-					mu.Lock()
-					out[name] = v
-					mu.Unlock()
-				}
-			}()
 		}
-		wg.Wait()
+		probe := versionProbe{cache: defaultVersionCache(), timeout: versionTimeout, run: acpadapter.Version}
+		out := map[string]string{}
+		for i, r := range probe.versions(ctx, found) {
+			if r.version != "" {
+				out[names[i]] = r.version
+			}
+		}
 		return out
 	})
 }

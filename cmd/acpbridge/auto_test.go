@@ -43,7 +43,7 @@ func TestAutoSwitchesAgents(t *testing.T) {
 	claude, pidFile := shimWithGrandchild(t, dir, "claude", fakeAgentPath)
 	gemini := fakeCLI(t, dir, "gemini")
 	args := append([]string{"auto", "--claude-path", claude, "--gemini-path", gemini}, noOtherAgents("claude", "gemini")...)
-	b := bridgeproc.Start(t, binPath, bridgeproc.Options{Args: args, Env: append(os.Environ(),
+	b := bridgeproc.Start(t, binPath, bridgeproc.Options{Args: args, Env: append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(),
 		"ACPBRIDGE_FAKEAGENT="+fixture("claude/text.txtar"), "ACPBRIDGE_CLAUDE_MODEL_CACHE=-")})
 	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
 	conn := cl.Connect(b.Stdin, b.Stdout)
@@ -128,7 +128,7 @@ func TestAutoWithoutAgents(t *testing.T) {
 	t.Parallel()
 	empty := t.TempDir()
 	b := bridgeproc.Start(t, binPath, bridgeproc.Options{Args: append([]string{"auto"}, noOtherAgents()...),
-		Env: append(os.Environ(), "PATH="+empty)})
+		Env: append(os.Environ(), "PATH="+empty, "XDG_CACHE_HOME="+t.TempDir())})
 	conn := acpclient.New(sdk.PermissionOptionKindAllowOnce).Connect(b.Stdin, b.Stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -54,7 +54,7 @@ func TestCommandLine(t *testing.T) {
 		{"bad log format", []string{"--log-format", "xml", "replay", "x"}, 2, "",
 			"acpbridge: --log-format \"xml\" is not json or console\n" + hint("acpbridge")},
 		{"replay without a fixture", []string{"replay"}, 2, "",
-			"acpbridge: replay takes exactly one FIXTURE file (for example fixtures/claude/demo.txtar)\n" + hint("acpbridge replay")},
+			"acpbridge: replay takes exactly one FIXTURE: a recording file, or demo (the one built in)\n" + hint("acpbridge replay")},
 		{"replay of a missing fixture", []string{"replay", missing}, 2, "",
 			"\x00acpbridge: loading fixture: open " + missing + "\x00" + hint("acpbridge replay")},
 		{"acp without a command", []string{"acp"}, 2, "",

@@ -25,8 +25,19 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath, fakeAgentPath, acpAgentPath, relayAgentPath = paths[0], paths[1], paths[2], paths[3]
+	// The binaries the tests run cache what they learn of the installed
+	// CLIs (their versions) in the user's cache folder: here a folder of
+	// the test run's own, so that no test reads another run's answers or
+	// leaves files behind.
+	cache, err := os.MkdirTemp("", "acpbridge-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
 	code := m.Run()
 	remove()
+	os.RemoveAll(cache)
 	os.Exit(code)
 }
 

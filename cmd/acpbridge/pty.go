@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -78,9 +77,9 @@ func builtinProfiles() string {
 // printProfile prints the built-in profile name on stdout, as the template
 // of a profile for another agent: nothing is served.
 func printProfile(c *cli.Context, name string) error {
-	p, err := pty.FindProfile(name, "")
-	if err != nil || !slices.Contains(strings.Split(builtinProfiles(), ", "), name) {
-		return cli.Exit(fmt.Sprintf("--print-profile: no built-in profile %q (built-in: %s)", name, builtinProfiles()), 2)
+	p, err := pty.BuiltinProfile(name)
+	if err != nil {
+		return cli.Exit("--print-profile: "+err.Error(), 2)
 	}
 	fmt.Fprintf(c.App.Writer, "# The built-in profile %q of acpbridge %s. Change its name, then serve an agent\n"+
 		"# with it: acpbridge pty --profile FILE -- CMD (see docs/terminal-agents.md).\n\n", name, c.App.Version)

@@ -2,7 +2,10 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -32,10 +35,10 @@ func replayFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 	}
 	return flags, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
 		if c.NArg() != 1 {
-			return nil, usageError(c, fmt.Sprintf("%s takes exactly one FIXTURE file (for example %s)", d.name, d.example))
+			return nil, usageError(c, fmt.Sprintf("%s takes exactly one FIXTURE: a recording file, or %s (the one built in)", d.name, d.example))
 		}
 		// The agent script stays on disk: each session streams it.
-		rec, err := recording.Open(c.Args().First())
+		rec, err := openRecording(c.Args().First())
 		if err != nil {
 			return nil, usageError(c, fmt.Sprintf("loading fixture: %v", err))
 		}
@@ -55,6 +58,17 @@ func replayFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		}
 		return a, nil
 	}
+}
+
+// openRecording opens the FIXTURE of replay: a file, or, named "demo"
+// where no such file is, the recording built into the binary.
+func openRecording(name string) (*recording.Recording, error) {
+	if name == replay.DemoName {
+		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
+			return replay.Demo()
+		}
+	}
+	return recording.Open(name)
 }
 
 // replayAdapter plays rec through the adapter the table gives its kind

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpclient"
+	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
 )
 
 // TestSDKClientDrivesEveryKindOfReplay has the independent SDK client play
@@ -111,4 +112,38 @@ func TestServeNativeReplay(t *testing.T) {
 		t.Errorf("both clients got session %s", a.sid)
 	}
 	s.stop(t)
+}
+
+// TestReplayBuiltinDemo: `acpbridge replay demo` plays the recording built
+// into the binary, from a folder without the repository's fixtures (as an
+// installed binary runs): the demo's prompt gets its plan, its two
+// permission requests and its summary.
+func TestReplayBuiltinDemo(t *testing.T) {
+	t.Parallel()
+	b := bridgeproc.Start(t, binPath, bridgeproc.Options{Args: []string{"replay", "demo"}, Dir: t.TempDir()})
+	cl := acpclient.New(sdk.PermissionOptionKindAllowOnce)
+	conn := cl.Connect(b.Stdin, b.Stdout)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId,
+		Prompt: []sdk.ContentBlock{sdk.TextBlock("Add a hello-world command to this Go project under cmd/hello.")}})
+	if err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	plans := 0
+	for _, u := range cl.Updates() {
+		if u.Plan != nil {
+			plans++
+		}
+	}
+	if res.StopReason != sdk.StopReasonEndTurn || len(cl.Asked()) != 2 || plans == 0 {
+		t.Errorf("stopReason %q, %d permission requests, %d plans; want end_turn, 2 and some", res.StopReason, len(cl.Asked()), plans)
+	}
 }

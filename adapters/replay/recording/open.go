@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"time"
@@ -21,7 +22,8 @@ var ErrChanged = errors.New("the fixture file changed since it was opened")
 //
 // The want section and the comment are not kept; use Load to edit a fixture.
 type Recording struct {
-	// Path is the file the recording was opened from.
+	// Path is the file the recording was opened from (its name in the
+	// fs.FS of OpenFS).
 	Path string
 	// Meta holds the meta section's "key: value" lines. Never nil.
 	Meta map[string]string
@@ -37,9 +39,36 @@ type Recording struct {
 	HasScript bool
 	Steps     int
 
-	agent   span // the agent section, when HasScript
+	agent   span  // the agent section, when HasScript
+	fsys    fs.FS // where Path is, for OpenFS; nil for the OS's files
 	size    int64
 	modTime time.Time
+}
+
+// file is what a Recording reads its file through: an *os.File, or a file
+// of an fs.FS that can read at an offset (embed.FS's can).
+type file interface {
+	io.Reader
+	io.ReaderAt
+	io.Closer
+	Stat() (fs.FileInfo, error)
+}
+
+// open opens the recording's file afresh.
+func (r *Recording) open() (file, error) {
+	if r.fsys == nil {
+		return os.Open(r.Path)
+	}
+	f, err := r.fsys.Open(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	ra, ok := f.(file)
+	if !ok {
+		f.Close()
+		return nil, fmt.Errorf("%s: the file system cannot read its files at an offset", r.Path)
+	}
+	return ra, nil
 }
 
 // span locates a section's data in the file.
@@ -54,7 +83,18 @@ type span struct {
 // (errors name the file and line, "path:12: agent: ..."), and keeps only what
 // is small. The agent section is then read by Script.
 func Open(path string) (*Recording, error) {
-	f, err := os.Open(path)
+	return open(&Recording{Path: path})
+}
+
+// OpenFS is Open of the file name in fsys (a recording built into the
+// binary with embed.FS), whose files must read at an offset
+// (io.ReaderAt).
+func OpenFS(fsys fs.FS, name string) (*Recording, error) {
+	return open(&Recording{Path: name, fsys: fsys})
+}
+
+func open(r *Recording) (*Recording, error) {
+	f, err := r.open()
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +103,7 @@ func Open(path string) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Recording{Path: path, Meta: map[string]string{}, size: st.Size(), modTime: st.ModTime()}
+	r.Meta, r.size, r.modTime = map[string]string{}, st.Size(), st.ModTime()
 	o := opener{r: r, lines: newLineReader(f)}
 	if err := o.scan(); err != nil {
 		return nil, err
@@ -182,7 +222,13 @@ func (o *opener) finish() error {
 // modification time): an error wrapping ErrChanged when not, or the error of
 // opening it.
 func (r *Recording) Check() error {
-	st, err := os.Stat(r.Path)
+	var st fs.FileInfo
+	var err error
+	if r.fsys == nil {
+		st, err = os.Stat(r.Path)
+	} else {
+		st, err = fs.Stat(r.fsys, r.Path)
+	}
 	if err != nil {
 		return err
 	}
@@ -204,7 +250,7 @@ func (r *Recording) Script() (StepReader, error) {
 	if !r.HasScript {
 		return SliceSteps(nil), nil
 	}
-	f, err := os.Open(r.Path)
+	f, err := r.open()
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // readAll reads a recording's script through Script, copying each line.
@@ -204,5 +206,37 @@ func TestOpenKeepsTheProfile(t *testing.T) {
 	}
 	if r.Steps != 1 {
 		t.Errorf("Steps = %d, want 1", r.Steps)
+	}
+}
+
+// TestOpenFS: a recording opened from a file system (one built into the
+// binary) reads as the same file opened from disk does.
+func TestOpenFS(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "fixtures", "claude", "demo.txtar")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{"demo.txtar": {Data: data}}
+	got, err := OpenFS(fsys, "demo.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Path != "demo.txtar" || !reflect.DeepEqual(got.Meta, want.Meta) || !reflect.DeepEqual(got.Editor, want.Editor) ||
+		got.Steps != want.Steps || got.Steps == 0 {
+		t.Errorf("OpenFS: path %q meta %v, %d steps; want meta %v, %d steps", got.Path, got.Meta, got.Steps, want.Meta, want.Steps)
+	}
+	if err := got.Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	if g, w := readAll(t, got), readAll(t, want); !reflect.DeepEqual(g, w) {
+		t.Errorf("OpenFS's script differs from Open's (%d steps, want %d)", len(g), len(w))
+	}
+	if _, err := OpenFS(fsys, "missing.txtar"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenFS of a missing file: %v, want fs.ErrNotExist", err)
 	}
 }

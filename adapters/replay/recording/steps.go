@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 )
 
 // StepReader reads an agent script one step at a time, so that a player
@@ -43,7 +42,7 @@ func (s *sliceSteps) Close() error { return nil }
 
 // fileSteps reads the agent section of a Recording from its file.
 type fileSteps struct {
-	f       *os.File
+	f       io.Closer
 	lines   lineReader
 	path    string
 	first   int  // file line number of the section's first line
