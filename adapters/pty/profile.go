@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -205,6 +206,20 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 //go:embed profiles/*.toml
 var builtin embed.FS
+
+// BuiltinNames returns the names of the built-in profiles, sorted, without
+// parsing them: each is named after its file. Parsing them all compiles
+// every pattern, which a command that only lists the names (the command
+// line's help text, built at every start) need not pay.
+func BuiltinNames() []string {
+	files, _ := builtin.ReadDir("profiles")
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		names = append(names, strings.TrimSuffix(f.Name(), ".toml"))
+	}
+	slices.Sort(names)
+	return names
+}
 
 // Builtin returns the built-in profiles, sorted by name.
 func Builtin() []*Profile {

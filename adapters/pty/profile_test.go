@@ -3,6 +3,7 @@ package pty
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,9 @@ func TestKeysBytes(t *testing.T) {
 
 func TestBuiltinProfiles(t *testing.T) {
 	got := map[string]*Profile{}
+	var names []string
 	for _, p := range Builtin() {
+		names = append(names, p.Name)
 		if p.Version == "" {
 			t.Errorf("profile %q does not name the TUI version it was written against", p.Name)
 		}
@@ -84,6 +87,11 @@ func TestBuiltinProfiles(t *testing.T) {
 		if got[name] == nil {
 			t.Errorf("no built-in profile %q", name)
 		}
+	}
+	// BuiltinNames names them by file, unparsed: each file is named after
+	// its profile.
+	if fast := BuiltinNames(); !slices.Equal(fast, names) {
+		t.Errorf("BuiltinNames() = %q, want the parsed profiles' names %q", fast, names)
 	}
 }
 
