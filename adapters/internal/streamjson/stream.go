@@ -23,7 +23,8 @@ func (t *translator) streamEvent(root gjson.Result) {
 	case "message_start":
 		t.msgID = orDefault(e.Get("message.id").String(), t.msgID)
 		clear(t.blocks)
-		t.unclaimed[0], t.unclaimed[1] = t.unclaimed[0][:0], t.unclaimed[1][:0]
+		t.unclaimed[0].reset()
+		t.unclaimed[1].reset()
 	case "content_block_start":
 		cb := e.Get("content_block")
 		switch cb.Get("type").String() {
@@ -150,7 +151,7 @@ func (t *translator) chunkOf(k streamKey, text, parent string) {
 		if k.thought {
 			i = 1
 		}
-		t.unclaimed[i] = append(t.unclaimed[i], text...)
+		t.unclaimed[i].add(text)
 	}
 	t.sendChunk(text, k.thought, parent)
 }
