@@ -157,11 +157,20 @@ func (t *translator) chunkOf(k streamKey, text, parent string) {
 }
 
 func (t *translator) sendChunk(text string, thought bool, parent string) {
-	c := &acp.ContentChunk{Content: acp.TextBlock(text), Meta: parentMeta(parent, "")}
+	tc := &textChunk{text: acp.TextContent{Text: text}}
+	tc.chunk = acp.ContentChunk{Content: acp.ContentBlock{Text: &tc.text}, Meta: parentMeta(parent, "")}
+	c := &tc.chunk
 	if thought {
 		t.send(acp.SessionUpdate{AgentThoughtChunk: c})
 	} else {
 		t.textOpen = true
 		t.send(acp.SessionUpdate{AgentMessageChunk: c})
 	}
+}
+
+// textChunk is a text chunk and its content block in one allocation: a
+// streamed turn makes one per delta.
+type textChunk struct {
+	chunk acp.ContentChunk
+	text  acp.TextContent
 }
