@@ -90,11 +90,13 @@ demo: build
 # skipped tests with their reasons and "tests: N passed, N failed, N
 # skipped"; it fails on any failure and, under CI=true, on any skip.
 # Most end-to-end tests wait on real CLIs rather than compute, so four run
-# at a time in a package even on two cores. Allocation counts are checked
-# in a second run without the race detector, which allocates for itself.
+# at a time in a package even on two cores. Allocation counts (the
+# passthrough's and the replay's per update) and the replay's peak RSS
+# against its make bench target are checked in a second run without the
+# race detector, which allocates for itself.
 test: schema
 	$(GO) run ./cmd/dev/testreport -go $(GO) -- -race -count=1 -parallel 4 ./...
-	$(GO) run ./cmd/dev/testreport -go $(GO) -- -count=1 -run 'Allocations$$' ./adapters/acp/
+	$(GO) run ./cmd/dev/testreport -go $(GO) -- -count=1 -run 'Allocations$$|^TestReplayPeakRSS$$' ./adapters/acp/ ./adapters/replay/ ./cmd/acpbridge/
 
 # The official ACP v1 JSON schema, and the unstable one beside it (the
 # stable one plus the methods marked unstable, such as session/fork), from

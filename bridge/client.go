@@ -82,13 +82,38 @@ func (sc *sessionClient) SessionUpdate(ctx context.Context, n acp.SessionNotific
 	sc.mu.Lock()
 	n.SessionID = sc.id
 	if !sc.isOpen {
-		sc.held = append(sc.held, heldFrame{n: &n})
+		held := n
+		sc.held = append(sc.held, heldFrame{n: &held})
 		sc.mu.Unlock()
 		return nil
 	}
 	sc.mu.Unlock()
-	return sc.c.conn.Notify(ctx, acp.MethodSessionUpdate, n)
+	return sc.c.notifyUpdate(ctx, &n)
 }
+
+// notifyUpdate writes one session/update, encoded here (n.AppendJSON is
+// what Notify would call) into a buffer of the connection's. Handed to
+// Notify as an interface value, n was copied to the heap: one allocation
+// of ~300 bytes for every update of a turn.
+func (c *connection) notifyUpdate(ctx context.Context, n *acp.SessionNotification) error {
+	buf, _ := c.encodeBufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	data, err := n.AppendJSON((*buf)[:0])
+	if err == nil {
+		err = c.conn.NotifyRaw(ctx, acp.MethodSessionUpdate, data)
+	}
+	if cap(data) <= maxPooledUpdate {
+		*buf = data[:0]
+		c.encodeBufs.Put(buf)
+	}
+	return err
+}
+
+// maxPooledUpdate bounds the encoding buffers kept for reuse: a rare huge
+// update (a whole file's diff) is not held on to.
+const maxPooledUpdate = 64 << 10
 
 // RequestPermission asks the editor. When session/cancel withdraws the
 // request (or the turn ends otherwise), the editor's request is cancelled

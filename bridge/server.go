@@ -187,6 +187,8 @@ type connection struct {
 	authParams  json.RawMessage            // guarded by mu; the last authenticate a Forwarder's agent accepted, nil after logout
 	sessions    map[acp.SessionID]*session // guarded by mu
 	closing     bool                       // guarded by mu; no new sessions once set
+
+	encodeBufs sync.Pool // of *[]byte, for notifyUpdate
 }
 
 func (s *Server) newConnection(log zerolog.Logger) *connection {

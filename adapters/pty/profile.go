@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -210,6 +211,22 @@ func (d *Duration) UnmarshalText(b []byte) error {
 //
 //go:embed profiles/*.toml profiles/testing/*.toml
 var builtin embed.FS
+
+// BuiltinNames returns the names of the built-in profiles for users,
+// sorted, without parsing them: each is named after its file. Parsing them
+// all compiles every pattern, which a command that only lists the names
+// (the command line's help text, built at every start) need not pay.
+func BuiltinNames() []string {
+	files, _ := builtin.ReadDir("profiles")
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		if !f.IsDir() {
+			names = append(names, strings.TrimSuffix(f.Name(), ".toml"))
+		}
+	}
+	slices.Sort(names)
+	return names
+}
 
 // Builtin returns the built-in profiles for users, sorted by name: not
 // those of the tests' fake agents, which BuiltinProfile and FindProfile

@@ -3,6 +3,7 @@ package pty
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,8 +78,10 @@ func TestKeysBytes(t *testing.T) {
 // recordings) but not listed to users.
 func TestBuiltinProfiles(t *testing.T) {
 	listed := map[string]bool{}
+	var names []string
 	for _, p := range Builtin() {
 		listed[p.Name] = true
+		names = append(names, p.Name)
 	}
 	for _, p := range allBuiltin() {
 		if p.Version == "" {
@@ -100,6 +103,11 @@ func TestBuiltinProfiles(t *testing.T) {
 	}
 	if _, err := FindProfile("nope", ""); err == nil || strings.Contains(err.Error(), "faketui") {
 		t.Errorf("FindProfile(nope): %v; want an error naming the profiles for users only", err)
+	}
+	// BuiltinNames names them by file, unparsed: each file is named after
+	// its profile.
+	if fast := BuiltinNames(); !slices.Equal(fast, names) {
+		t.Errorf("BuiltinNames() = %q, want the parsed profiles' names %q", fast, names)
 	}
 }
 

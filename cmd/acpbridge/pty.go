@@ -67,11 +67,7 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 }
 
 func builtinProfiles() string {
-	var names []string
-	for _, p := range pty.Builtin() {
-		names = append(names, p.Name)
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(pty.BuiltinNames(), ", ")
 }
 
 // printProfile prints the built-in profile name on stdout, as the template

@@ -35,6 +35,12 @@ func TestStreamedTextNotRepeated(t *testing.T) {
 			`{"type":"assistant","message":{"id":"m9","content":[{"type":"text","text":"Also this."}]}}`}, "Hi|Also this."},
 		{"other text", []string{start, delta("text_delta", "text", "Hi"),
 			`{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"Hi there"}]}}`}, "Hi|Hi there"},
+		// The streamed text is compared by length and hash: one of the
+		// same length differs, the same one escaped otherwise does not.
+		{"other text of the same length", []string{start, delta("text_delta", "text", "Hi"),
+			`{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"Ho"}]}}`}, "Hi|Ho"},
+		{"the same text escaped", []string{start, delta("text_delta", "text", "Hi"), delta("text_delta", "text", " o/"),
+			`{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"\u0048i o\/"}]}}`}, "Hi| o/"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := newTranslator("/w", zerolog.Nop())

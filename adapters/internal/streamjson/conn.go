@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/rs/zerolog"
 	"github.com/tidwall/gjson"
@@ -32,6 +33,10 @@ type event struct {
 	// (gjson.GetBytes and ParseBytes copy).
 	line []byte
 	slab *slab // holds line; nil when line is not from the reader
+	// own says that line is a buffer of its own that nothing writes to
+	// again: a long line the reader joined, or one a dialect rewrote. It
+	// is parsed in place (root), not copied.
+	own bool
 	// reqID and abort are set for control requests from the CLI; abort is
 	// done when the CLI withdraws the request (control_cancel_request).
 	reqID string
@@ -198,9 +203,22 @@ func (c *conn) read() {
 	close(c.done)
 }
 
-// dispatch classifies one stdout line, held by sl, of the given batch (see
-// lineReader.batch); more says whether more lines of the batch follow. A
-// line that does not become an event is recycled at once.
+// root parses the event's line for its handlers. gjson.ParseBytes copies
+// the line, so that what a handler keeps of it does not change when its
+// read buffer is reused. A line in a buffer of its own is parsed in place:
+// the frames that end a long reply (the assistant message and the result,
+// each repeating all of it) are not held twice.
+func (ev *event) root() gjson.Result {
+	if ev.own && len(ev.line) > 0 {
+		return gjson.Parse(unsafe.String(unsafe.SliceData(ev.line), len(ev.line)))
+	}
+	return gjson.ParseBytes(ev.line)
+}
+
+// dispatch classifies one stdout line, held by sl (nil: a buffer of its
+// own, never reused), of the given batch (see lineReader.batch); more says
+// whether more lines of the batch follow. A line that does not become an
+// event is recycled at once.
 func (c *conn) dispatch(line []byte, sl *slab, batch uint64, more bool) {
 	queued := false
 	defer func() {
@@ -226,7 +244,7 @@ func (c *conn) dispatch(line []byte, sl *slab, batch uint64, more bool) {
 		c.log.Debug().Bytes("line", line).Msg("skipping non-JSON output line")
 		return
 	}
-	ev := event{typ: gjson.GetBytes(line, "type").String(), line: line, slab: sl, batch: batch}
+	ev := event{typ: gjson.GetBytes(line, "type").String(), line: line, slab: sl, batch: batch, own: sl == nil}
 	if ev.typ != "stream_event" { // the line of every delta has none
 		ev.subtype = gjson.GetBytes(line, "subtype").String()
 	}

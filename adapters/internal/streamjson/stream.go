@@ -23,7 +23,8 @@ func (t *translator) streamEvent(root gjson.Result) {
 	case "message_start":
 		t.msgID = orDefault(e.Get("message.id").String(), t.msgID)
 		clear(t.blocks)
-		t.unclaimed[0], t.unclaimed[1] = t.unclaimed[0][:0], t.unclaimed[1][:0]
+		t.unclaimed[0].reset()
+		t.unclaimed[1].reset()
 	case "content_block_start":
 		cb := e.Get("content_block")
 		switch cb.Get("type").String() {
@@ -150,17 +151,26 @@ func (t *translator) chunkOf(k streamKey, text, parent string) {
 		if k.thought {
 			i = 1
 		}
-		t.unclaimed[i] = append(t.unclaimed[i], text...)
+		t.unclaimed[i].add(text)
 	}
 	t.chunkFrom(k.msgID, text, k.thought, parent)
 }
 
 func (t *translator) sendChunk(text string, thought bool, parent string) {
-	c := &acp.ContentChunk{Content: acp.TextBlock(text), Meta: parentMeta(parent, "")}
+	tc := &textChunk{text: acp.TextContent{Text: text}}
+	tc.chunk = acp.ContentChunk{Content: acp.ContentBlock{Text: &tc.text}, Meta: parentMeta(parent, "")}
+	c := &tc.chunk
 	if thought {
 		t.send(acp.SessionUpdate{AgentThoughtChunk: c})
 	} else {
 		t.textOpen = true
 		t.send(acp.SessionUpdate{AgentMessageChunk: c})
 	}
+}
+
+// textChunk is a text chunk and its content block in one allocation: a
+// streamed turn makes one per delta.
+type textChunk struct {
+	chunk acp.ContentChunk
+	text  acp.TextContent
 }

@@ -3,6 +3,7 @@ package streamjson
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
 	"slices"
 
 	"github.com/rs/zerolog"
@@ -34,13 +35,13 @@ type translator struct {
 	blocks   map[int64]string   // stream index -> tool use id, for the current message
 	streamed map[streamKey]bool // message parts already streamed
 	last     streamKey          // the part the last chunk came from
-	// unclaimed is the text and thinking streamed since the last assistant
-	// frame that claimed it, [0] text, [1] thinking. A CLI that streams
-	// several blocks under one message_start but sends each block's frame
-	// with an id of its own (Qwen Code) is recognised by it: a frame whose
-	// id was not streamed but whose text is exactly what was, is not
+	// unclaimed digests the text and thinking streamed since the last
+	// assistant frame that claimed it, [0] text, [1] thinking. A CLI that
+	// streams several blocks under one message_start but sends each block's
+	// frame with an id of its own (Qwen Code) is recognised by it: a frame
+	// whose id was not streamed but whose text is exactly what was, is not
 	// repeated.
-	unclaimed [2][]byte
+	unclaimed [2]textDigest
 	msgID     string       // API message being streamed
 	pend      pendingChunk // deltas held to go out as one chunk (mergeDelta)
 	plan      taskPlan
@@ -101,7 +102,7 @@ func (t *translator) handle(ev event) {
 		}
 		return
 	}
-	root := gjson.ParseBytes(ev.line)
+	root := ev.root()
 	if t.compact.boundary && !(ev.typ == "user" && t.compactSummary(root)) {
 		t.compactDone() // no summary came
 	}
@@ -154,16 +155,15 @@ func (t *translator) assistant(root gjson.Result) {
 	for _, b := range msg.Get("content").Array() {
 		switch b.Get("type").String() {
 		case "text":
-			text := b.Get("text").String()
 			switch {
 			case refusal:
-				t.paragraph(text)
-			case !t.claim(streamKey{id, false}, text, parent) && !apiError:
-				t.chunkFrom(id, text, false, parent)
+				t.paragraph(b.Get("text").String())
+			case !t.claim(streamKey{id, false}, b, "text", parent) && !apiError:
+				t.chunkFrom(id, b.Get("text").String(), false, parent)
 			}
 		case "thinking":
-			if text := b.Get("thinking").String(); !t.claim(streamKey{id, true}, text, parent) {
-				t.chunkFrom(id, text, true, parent)
+			if !t.claim(streamKey{id, true}, b, "thinking", parent) {
+				t.chunkFrom(id, b.Get("thinking").String(), true, parent)
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use":
 			t.toolInput(b.Get("id").String(), b.Get("name").String(), b.Get("input"), parent)
@@ -174,11 +174,13 @@ func (t *translator) assistant(root gjson.Result) {
 	}
 }
 
-// claim reports whether the part k of a complete assistant frame, whose
-// text is text, was streamed already: its message's part was, or (on the
-// main thread) what was streamed since the last claim is exactly text.
-// Either way the main thread's streamed text is claimed.
-func (t *translator) claim(k streamKey, text, parent string) bool {
+// claim reports whether the part k of a complete assistant frame, the
+// block b with its text under key, was streamed already: its message's
+// part was, or (on the main thread) what was streamed since the last claim
+// is exactly its text. Either way the main thread's streamed text is
+// claimed. The text is decoded only when that decides: the frame of a
+// long streamed reply repeats all of it.
+func (t *translator) claim(k streamKey, b gjson.Result, key, parent string) bool {
 	if parent != "" {
 		return t.streamed[k]
 	}
@@ -186,9 +188,38 @@ func (t *translator) claim(k streamKey, text, parent string) bool {
 	if k.thought {
 		i = 1
 	}
-	u := t.unclaimed[i]
-	t.unclaimed[i] = u[:0]
-	return t.streamed[k] || len(u) > 0 && string(u) == text
+	u := &t.unclaimed[i]
+	claimed := t.streamed[k] || u.n > 0 && u.is(b.Get(key).String())
+	u.reset()
+	return claimed
+}
+
+// textDigest stands for a text streamed in pieces: its length and a hash,
+// enough to tell whether a frame's text is the same text without keeping
+// it. Kept whole, a long reply was held twice at its end (here and in the
+// frame), which set the bridge's peak memory. Two different texts of the
+// same length have the same 64-bit seeded hash with a chance of 2^-64.
+type textDigest struct {
+	n int
+	h maphash.Hash
+}
+
+func (d *textDigest) add(s string) {
+	d.n += len(s)
+	d.h.WriteString(s)
+}
+
+func (d *textDigest) reset() {
+	if d.n > 0 {
+		d.n = 0
+		d.h.Reset()
+	}
+}
+
+// is reports whether s is the text added since the last reset; never for
+// an empty one.
+func (d *textDigest) is(s string) bool {
+	return d.n > 0 && d.n == len(s) && maphash.String(d.h.Seed(), s) == d.h.Sum64()
 }
 
 // toolStart announces a tool use as soon as its block starts streaming.

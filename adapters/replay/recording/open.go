@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -104,7 +105,16 @@ func open(r *Recording) (*Recording, error) {
 		return nil, err
 	}
 	r.Meta, r.size, r.modTime = map[string]string{}, st.Size(), st.ModTime()
+	// The longest line first, so that one buffer of its size holds every
+	// long line: grown by doubling, a 600 KB line (a long reply's frame)
+	// made the bridge allocate twice that on the way. It is read at an
+	// offset, which leaves f where the single pass starts.
+	longest, err := longestLine(io.NewSectionReader(f, 0, st.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", r.Path, err)
+	}
 	o := opener{r: r, lines: newLineReader(f)}
+	o.lines.longCap = longest
 	if err := o.scan(); err != nil {
 		return nil, err
 	}
@@ -179,21 +189,68 @@ func (o *opener) endSection(off int64) {
 }
 
 // checkStep validates one line of the agent section and counts the steps.
+// It copies nothing: a valid step is checked in place, and only an invalid
+// one is parsed as Load does, for its error.
 func (o *opener) checkStep(line []byte) error {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] == '#' {
 		return nil
 	}
-	o.buf.Reset()
-	st, err := parseStep(line, &o.buf)
+	_, body, err := splitStep(line)
+	if err == nil && (len(body) == 0 || body[0] != '{' || !json.Valid(body)) {
+		o.buf.Reset()
+		if _, err = parseStep(line, &o.buf); err == nil {
+			err = fmt.Errorf("want a JSON object")
+		}
+	}
 	if err != nil {
 		return &LineError{o.lines.n, err}
 	}
 	o.r.Steps++
-	if len(st.Line) != len(bytes.TrimSpace(line[1:])) {
+	if !compactJSON(body) {
 		o.r.agent.compact = false
 	}
 	return nil
+}
+
+// compactJSON reports whether the valid JSON text b has no blank outside
+// its strings: whether json.Compact would leave it as it is.
+func compactJSON(b []byte) bool {
+	in, esc := false, false
+	for _, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
+}
+
+// longestLine returns the length of r's longest line (with its '\n').
+func longestLine(r io.Reader) (int, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	longest, n := 0, 0
+	for {
+		frag, err := br.ReadSlice('\n')
+		n += len(frag)
+		switch err {
+		case bufio.ErrBufferFull:
+			continue
+		case nil, io.EOF:
+			longest, n = max(longest, n), 0
+		default:
+			return 0, err
+		}
+		if err == io.EOF {
+			return longest, nil
+		}
+	}
 }
 
 // finish parses the small sections; errors come in Load's order.

@@ -69,7 +69,51 @@ func TestOpenMatchesLoad(t *testing.T) {
 			if got := readAll(t, r); !reflect.DeepEqual(got, fx.Script) && (len(got) > 0 || len(fx.Script) > 0) {
 				t.Errorf("Script =\n%.2000s\nwant\n%.2000s", FormatScript(got), FormatScript(fx.Script))
 			}
+			checkNextOf(t, r, fx.Script)
 		})
+	}
+}
+
+// checkNextOf reads r's script with NextOf(ToAgent): every step of want in
+// order, the '<' ones whole, the '>' ones whole or without their line.
+func checkNextOf(t *testing.T, r *Recording, want []Step) {
+	t.Helper()
+	sr, err := r.Script()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	dr, ok := sr.(DirReader)
+	if !ok {
+		if r.HasScript {
+			t.Fatalf("Script gave a %T, not a DirReader", sr)
+		}
+		return
+	}
+	passed := 0
+	for i := 0; ; i++ {
+		st, err := dr.NextOf(ToAgent)
+		if err == io.EOF {
+			if i != len(want) {
+				t.Errorf("NextOf: %d steps, want %d", i, len(want))
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= len(want) {
+			t.Fatalf("NextOf: step %d of %d", i+1, len(want))
+		}
+		if st.Dir != want[i].Dir || (st.Line != nil || st.Dir == ToAgent) && !bytes.Equal(st.Line, want[i].Line) {
+			t.Errorf("NextOf step %d = %c %.200s, want %c %.200s", i+1, st.Dir, st.Line, want[i].Dir, want[i].Line)
+		}
+		if st.Line == nil {
+			passed++
+		}
+	}
+	if filepath.Base(r.Path) == "long.txtar" && passed != 2 {
+		t.Errorf("NextOf passed over %d lines whole, want the 2 long '>' ones", passed)
 	}
 }
 
@@ -238,5 +282,25 @@ func TestOpenFS(t *testing.T) {
 	}
 	if _, err := OpenFS(fsys, "missing.txtar"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("OpenFS of a missing file: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// compactJSON agrees with json.Compact on whether a valid text is compact,
+// blanks inside strings and escaped quotes included.
+func TestCompactJSON(t *testing.T) {
+	for _, s := range []string{
+		`{}`, `{ }`, `{"a":1}`, `{"a": 1}`, `{"a b":"c d"}`, "{\"a\":\"\\\" \"}", "{\"a\":\"\\\\\" , \"b\":1}",
+		"{\"a\":\"\\\\\",\"b\":1}", "{\"a\":[1,\n2]}", "{\"a\":1\r}", "{\"a\":\t1}", `{"a":"é\"x"}`,
+	} {
+		if !json.Valid([]byte(s)) {
+			t.Fatalf("%q: not valid JSON", s)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := compactJSON([]byte(s)), buf.String() == s; got != want {
+			t.Errorf("compactJSON(%q) = %v, want %v", s, got, want)
+		}
 	}
 }

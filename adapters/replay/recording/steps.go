@@ -19,6 +19,16 @@ type StepReader interface {
 	Close() error
 }
 
+// DirReader is a StepReader that can pass over the steps of one direction:
+// NextOf(dir) is Next, except that a step whose direction is not dir may
+// come without its Line (nil), and is then not read whole. A cursor that
+// looks only for the host's lines skips a long reply's frame without
+// holding it. Recording.Script's readers are DirReaders.
+type DirReader interface {
+	StepReader
+	NextOf(dir Dir) (Step, error)
+}
+
 // SliceSteps returns a StepReader over steps, which it neither copies nor
 // changes. Its lines stay valid as long as steps does.
 func SliceSteps(steps []Step) StepReader {
@@ -52,9 +62,28 @@ type fileSteps struct {
 	buf     bytes.Buffer
 }
 
-func (s *fileSteps) Next() (Step, error) {
+func (s *fileSteps) Next() (Step, error) { return s.NextOf(0) }
+
+// NextOf is Next, passing over the steps not in direction dir (0: none)
+// that are too long for the read buffer.
+func (s *fileSteps) NextOf(dir Dir) (Step, error) {
+	var other Dir // the direction of a line passed over
+	var pass func(head []byte) bool
+	if dir != 0 {
+		pass = func(head []byte) bool {
+			if d := Dir(bytes.TrimSpace(head)[0]); d != dir && (d == ToAgent || d == FromAgent) {
+				other = d
+				return true
+			}
+			return false
+		}
+	}
 	for {
-		raw, err := s.lines.next()
+		raw, err := s.lines.nextOr(pass)
+		if other != 0 && err == nil {
+			s.seen++
+			return Step{Dir: other}, nil
+		}
 		if err == io.EOF {
 			if s.seen != s.want {
 				return Step{}, fmt.Errorf("%s: %w", s.path, ErrChanged)
@@ -106,8 +135,26 @@ func newLineReader(r io.Reader) lineReader {
 }
 
 // next returns the next line, or io.EOF (or a read error) when there is none.
-func (lr *lineReader) next() ([]byte, error) {
+func (lr *lineReader) next() ([]byte, error) { return lr.nextOr(nil) }
+
+// nextOr is next, except that a line longer than the read buffer for
+// which pass (if set) is true of its first bufferful (not all blanks) is
+// read past rather than kept: nextOr then returns a nil line.
+func (lr *lineReader) nextOr(pass func(head []byte) bool) ([]byte, error) {
 	frag, err := lr.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull && pass != nil && len(bytes.TrimSpace(frag)) > 0 && pass(frag) {
+		n := len(frag)
+		for err == bufio.ErrBufferFull {
+			frag, err = lr.br.ReadSlice('\n')
+			n += len(frag)
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		lr.n++
+		lr.off += int64(n)
+		return nil, nil
+	}
 	if err == bufio.ErrBufferFull {
 		if cap(lr.long) < lr.longCap {
 			lr.long = make([]byte, 0, lr.longCap)

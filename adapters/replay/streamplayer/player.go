@@ -281,7 +281,7 @@ func (p *player) sync(pos int) error {
 		return nil
 	}
 	for {
-		st, err := a.r.Next()
+		st, err := a.nextStep()
 		if err == io.EOF {
 			a.eof = true
 			return nil
@@ -306,6 +306,16 @@ func (p *player) sync(pos int) error {
 		}
 		a.group = append(a.group, e)
 	}
+}
+
+// nextStep reads the next step. The lookahead needs the lines of '<' steps
+// only: a reader that can passes over the others (the frame that repeats a
+// long reply) without holding them.
+func (a *lookahead) nextStep() (recording.Step, error) {
+	if r, ok := a.r.(recording.DirReader); ok {
+		return r.NextOf(recording.ToAgent)
+	}
+	return a.r.Next()
 }
 
 // expectation reduces the '<' step idx to what a live line must match.
