@@ -64,6 +64,10 @@ type buildFunc func(c *cli.Context, w wiring) (bridge.Adapter, error)
 // replayFunc builds the adapter that plays rec.
 type replayFunc func(d adapterEntry, w wiring, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error)
 
+// replayCommand is the name of the command that serves recordings, which
+// agents offers with the demo built into the binary.
+const replayCommand = "replay"
+
 // adapters is the adapter table. Its order is what users see: help lists
 // the commands of the adapters that translate a protocol in this order,
 // then those of the native ones; `agents` lists the agents, and replay
@@ -102,7 +106,7 @@ func adapters() []adapterEntry {
 				"prints a built-in dialect as the template of a dialect file.",
 			example: "--dialect qwen",
 			flags:   streamJSONFlags, kind: "stream-json", replay: replayStreamJSON},
-		{name: "replay",
+		{name: replayCommand,
 			usage:     "serve a recorded session (Claude Code, a native-ACP CLI, Codex or a terminal agent) as if the wrapped agent were running (no CLI or credentials needed)",
 			argsUsage: "FIXTURE",
 			description: "FIXTURE is a recording (fixtures/<agent>/*.txtar in the repository), or demo: the recorded\n" +

@@ -146,7 +146,7 @@ func writeReport(w io.Writer, r agentReport) {
 // into the binary (replay.DemoName), so the command works wherever the
 // binary is installed, not only in a clone of the repository.
 func writeDemo(w io.Writer, self string) {
-	args := []string{"replay", "--pace", "20ms", replay.DemoName}
+	args := []string{replayCommand, "--pace", "20ms", replay.DemoName}
 	label := "acpbridge replay demo"
 	fmt.Fprintf(w, "No agent CLI is installed here yet. To see in your editor what a session looks like without one,\n"+
 		"serve the recorded Claude Code session built into acpbridge (no CLI and no account needed):\n")
