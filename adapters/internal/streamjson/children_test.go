@@ -120,7 +120,7 @@ func TestChildEnds(t *testing.T) {
 			tt.end(t, s, cancel, done)
 			_ = s.Close()
 			frames := e.all()
-			checkChildOrder2(t, frames, s.ID(), "kid1")
+			checkChildApart(t, frames, s.ID(), "kid1")
 			if got := strings.Join(states(frames, s.ID(), "kid1"), " "); got != tt.want {
 				t.Errorf("child states %q, want %q", got, tt.want)
 			}
@@ -133,9 +133,9 @@ func TestChildEnds(t *testing.T) {
 	}
 }
 
-// checkChildOrder2 checks that everything of child comes after its
+// checkChildApart checks that everything of child comes after its
 // announcement on parent, and nothing of it is the parent's.
-func checkChildOrder2(t *testing.T, frames []childFrame, parent, child acp.SessionID) {
+func checkChildApart(t *testing.T, frames []childFrame, parent, child acp.SessionID) {
 	t.Helper()
 	announced := false
 	for i, f := range frames {
