@@ -35,6 +35,7 @@ var _ acp.RawClient = (*sessionClient)(nil)
 // update (n) or a raw frame from a passthrough adapter.
 type heldFrame struct {
 	n      *acp.SessionNotification
+	child  acp.SessionID // the child session n is of; "" for the session's own
 	method string
 	params json.RawMessage
 }
@@ -64,6 +65,9 @@ func (sc *sessionClient) open() {
 			// Stamped here: during session/new the id is bound only once
 			// the adapter has returned the session.
 			h.n.SessionID = sc.id
+			if h.child != "" {
+				h.n.SessionID = h.child
+			}
 			err = sc.c.conn.Notify(context.Background(), acp.MethodSessionUpdate, *h.n)
 		} else {
 			err = sc.c.conn.NotifyRaw(context.Background(), h.method, h.params)
@@ -79,11 +83,20 @@ func (sc *sessionClient) open() {
 // SessionUpdate writes one session/update. The session id is always the
 // session's own, whatever the adapter put there.
 func (sc *sessionClient) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
+	return sc.update(ctx, "", n)
+}
+
+// update writes one session/update of the session, or of its child
+// session child.
+func (sc *sessionClient) update(ctx context.Context, child acp.SessionID, n acp.SessionNotification) error {
 	sc.mu.Lock()
 	n.SessionID = sc.id
+	if child != "" {
+		n.SessionID = child
+	}
 	if !sc.isOpen {
 		held := n
-		sc.held = append(sc.held, heldFrame{n: &held})
+		sc.held = append(sc.held, heldFrame{n: &held, child: child})
 		sc.mu.Unlock()
 		return nil
 	}
@@ -120,8 +133,14 @@ const maxPooledUpdate = 64 << 10
 // ($/cancel_request) and the adapter gets the "cancelled" outcome, which the
 // ACP spec says ends the turn, rather than an error it would have to map.
 func (sc *sessionClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	return sc.requestPermission(ctx, "", req)
+}
+
+// requestPermission is RequestPermission for the session, or for its child
+// session child.
+func (sc *sessionClient) requestPermission(ctx context.Context, child acp.SessionID, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	var res acp.RequestPermissionResponse
-	err := sc.withdrawable(ctx, func(ctx context.Context, id acp.SessionID) error {
+	err := sc.withdrawable(ctx, child, func(ctx context.Context, id acp.SessionID) error {
 		req.SessionID = id
 		return sc.c.conn.Call(ctx, acp.MethodSessionRequestPermission, req, &res)
 	})
@@ -137,12 +156,18 @@ func (sc *sessionClient) RequestPermission(ctx context.Context, req acp.RequestP
 // request, session/cancel withdraws it; the adapter then gets the cancel
 // action.
 func (sc *sessionClient) CreateElicitation(ctx context.Context, req acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
+	return sc.createElicitation(ctx, "", req)
+}
+
+// createElicitation is CreateElicitation for the session, or for its child
+// session child.
+func (sc *sessionClient) createElicitation(ctx context.Context, child acp.SessionID, req acp.CreateElicitationRequest) (acp.CreateElicitationResponse, error) {
 	caps := sc.Capabilities().Elicitation
 	if req.Mode == acp.ElicitationModeForm && (caps == nil || caps.Form == nil) {
 		return call[acp.CreateElicitationResponse](ctx, sc, acp.MethodElicitationCreate, false, req)
 	}
 	var res acp.CreateElicitationResponse
-	err := sc.withdrawable(ctx, func(ctx context.Context, id acp.SessionID) error {
+	err := sc.withdrawable(ctx, child, func(ctx context.Context, id acp.SessionID) error {
 		req.SessionID = id
 		return sc.c.conn.Call(ctx, acp.MethodElicitationCreate, req, &res)
 	})
@@ -157,11 +182,15 @@ func (sc *sessionClient) CreateElicitation(ctx context.Context, req acp.CreateEl
 var errWithdrawn = errors.New("question withdrawn")
 
 // withdrawable runs one question to the editor so that session/cancel can
-// withdraw it (withdrawPermissions); it then returns errWithdrawn.
-func (sc *sessionClient) withdrawable(ctx context.Context, ask func(context.Context, acp.SessionID) error) error {
+// withdraw it (withdrawPermissions); it then returns errWithdrawn. ask gets
+// the id of the session asking: the session's own, or child when set.
+func (sc *sessionClient) withdrawable(ctx context.Context, child acp.SessionID, ask func(context.Context, acp.SessionID) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	sc.mu.Lock()
 	id := sc.id
+	if child != "" {
+		id = child
+	}
 	sc.permSeq++
 	key := sc.permSeq
 	sc.perms[key] = cancel

@@ -181,12 +181,13 @@ type connection struct {
 	log   zerolog.Logger
 
 	mu          sync.Mutex
-	initialized bool                       // guarded by mu
-	clientCaps  acp.ClientCapabilities     // guarded by mu; set once by initialize
-	initParams  json.RawMessage            // guarded by mu; set once by initialize
-	authParams  json.RawMessage            // guarded by mu; the last authenticate a Forwarder's agent accepted, nil after logout
-	sessions    map[acp.SessionID]*session // guarded by mu
-	closing     bool                       // guarded by mu; no new sessions once set
+	initialized bool                            // guarded by mu
+	clientCaps  acp.ClientCapabilities          // guarded by mu; set once by initialize
+	initParams  json.RawMessage                 // guarded by mu; set once by initialize
+	authParams  json.RawMessage                 // guarded by mu; the last authenticate a Forwarder's agent accepted, nil after logout
+	sessions    map[acp.SessionID]*session      // guarded by mu
+	children    map[acp.SessionID]acp.SessionID // guarded by mu; child session -> the session that owns it (children.go)
+	closing     bool                            // guarded by mu; no new sessions once set
 
 	encodeBufs sync.Pool // of *[]byte, for notifyUpdate
 }
@@ -224,7 +225,7 @@ func (c *connection) preempt(ctx context.Context, req *jsonrpc.Request) bool {
 		if _, idle := s.cancelBy(req.Params); idle {
 			s.cancelIdle(ctx, req.Params)
 		}
-	} else {
+	} else if !c.cancelChild(n.SessionID) {
 		c.log.Debug().Str("session", string(n.SessionID)).Msg("session/cancel for unknown session ignored")
 	}
 	return true
@@ -292,6 +293,7 @@ func (c *connection) shutdown() int {
 		all = append(all, s)
 		delete(c.sessions, id)
 	}
+	clear(c.children)
 	c.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range all {

@@ -345,6 +345,7 @@ func (c *connection) forget(s *session) {
 	c.mu.Lock()
 	if c.sessions[s.id] == s {
 		delete(c.sessions, s.id)
+		c.forgetChildrenLocked(s.id)
 	}
 	c.mu.Unlock()
 }

@@ -42,6 +42,12 @@ import (
 // decode into types that cannot hold all of them. Neither makes the Server
 // ignore the others: an adapter that implements Forwarder and Lister gets
 // session/list through Lister.
+//
+// Sub-agents the agent runs inside a session are shown, to a client that
+// advertised clientCapabilities.subagents, as child sessions the adapter
+// owns (children.go): the Client it is given implements ChildClient, whose
+// Child is the client of one child, and a Session that implements
+// ChildCanceller gets the client's session/cancel of its children.
 type Adapter interface {
 	// Info describes the agent: identity, capabilities and auth methods.
 	Info() AgentInfo

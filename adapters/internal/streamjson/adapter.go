@@ -292,6 +292,7 @@ func (a *Adapter) open(ctx context.Context, o OpenOptions, c acp.Client) (*Sessi
 	}
 	s.tr.notices = noticeModeFor(caps)
 	s.tr.compaction = compactionFor(caps)
+	s.showChildren(c, caps)
 	if c != nil && a.dialect.isClaude() && editorFSFor(a.opts.EditorFS, caps) {
 		s.efs = newEditorFS(c, id, configDir(a.opts.Env))
 	}

@@ -41,6 +41,7 @@ type canUseTool struct {
 	tool        string
 	input       []byte // compact JSON object
 	toolUseID   string
+	agent       string // agent_id: the sub-agent asking; "" for the main thread
 	suggestions gjson.Result
 }
 
@@ -56,6 +57,7 @@ func parseCanUseTool(ev event) canUseTool {
 		tool:        req.Get("tool_name").String(),
 		input:       input,
 		toolUseID:   orDefault(req.Get("tool_use_id").String(), "permission-"+ev.reqID),
+		agent:       req.Get("agent_id").String(),
 		suggestions: req.Get("permission_suggestions"),
 	}
 }

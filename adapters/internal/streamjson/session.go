@@ -65,6 +65,13 @@ type Session struct {
 	commands     []acp.AvailableCommand
 	commandsSent bool
 	closed       bool // guarded by mu
+	// kids are the child sessions running now (subagent.go), for
+	// CancelChild; guarded by mu.
+	kids map[acp.SessionID]bool
+	// children is the editor's client of each child session; nil when the
+	// editor takes no child sessions. Guarded by turnMu, like tr.
+	children   map[acp.SessionID]acp.Client
+	childMaker acp.ChildClient
 }
 
 var _ acp.Session = (*Session)(nil)
@@ -226,6 +233,7 @@ func (s *Session) drop(r *run) {
 // its stderr.
 func (s *Session) died(r *run, err error) error {
 	s.drop(r)
+	s.tr.endChildren(nil) // their work ended with the CLI, not by a cancel
 	return exitError(err, r.p.StderrTail())
 }
 
@@ -363,6 +371,11 @@ func (s *Session) Close() error {
 	}
 	s.procEnd()
 	s.wg.Wait()
+	// No child is left running: the turn that ran them has ended (Close
+	// cancels it), so the translator is free.
+	s.turnMu.Lock()
+	s.tr.endChildren(acp.Ptr(acp.StopReasonCancelled))
+	s.turnMu.Unlock()
 	s.a.forget(s.id)
 	return nil
 }

@@ -48,8 +48,14 @@ type translator struct {
 	used      uint64               // context tokens of the last main-thread message
 	bg        map[string]bool      // background tasks still running, by task id
 	agents    map[string]*agentRun // sub-agents by the Agent call that runs them
-	meter     usageMeter           // context window and cost, for usage_update
-	compact   compaction           // the compaction running, if any
+	// kids shows sub-agents as child sessions (subagent.go); nil when the
+	// editor did not ask for them.
+	kids *childSessions
+	// route is the child session of the frame being translated; "" for
+	// the session's own.
+	route   acp.SessionID
+	meter   usageMeter // context window and cost, for usage_update
+	compact compaction // the compaction running, if any
 	// compaction: the editor advertised session.compaction.
 	compaction bool
 	// notices is how the CLI's informational messages reach the editor;
@@ -91,6 +97,14 @@ func (t *translator) background() bool { return len(t.bg) > 0 }
 
 // handle translates one event. Unknown types and subtypes are skipped.
 func (t *translator) handle(ev event) {
+	if t.kids != nil {
+		parent := string(ev.delta.parent)
+		if !ev.delta.ok {
+			parent = gjson.GetBytes(ev.line, "parent_tool_use_id").String()
+		}
+		t.route = t.childOf(parent)
+		defer func() { t.route = "" }()
+	}
 	if d := &ev.delta; d.ok {
 		t.followAPIID(d.apiID)
 		if len(d.text) > 0 {
@@ -136,6 +150,12 @@ func (t *translator) handle(ev event) {
 }
 
 func (t *translator) send(u acp.SessionUpdate) {
+	if t.kids != nil {
+		if id := t.sessionOf(u); id != "" {
+			t.kids.to(id, u)
+			return
+		}
+	}
 	if t.emit != nil {
 		t.emit(u)
 	}
@@ -369,7 +389,9 @@ func (t *translator) toolResult(r toolResult) {
 }
 
 // abandon fails the tool calls that never got a result (the turn was
-// cancelled under them), so the editor does not show them running forever.
+// cancelled under them), so the editor does not show them running forever,
+// and ends the child sessions still running as cancelled (the cancel
+// stopped their sub-agents: turn.cancel).
 func (t *translator) abandon() {
 	ids := make([]string, 0, len(t.tools))
 	for id, tu := range t.tools {
@@ -388,6 +410,7 @@ func (t *translator) abandon() {
 			Meta:       parentMeta(tu.parent, tu.name),
 		}})
 	}
+	t.endChildren(acp.Ptr(acp.StopReasonCancelled))
 }
 
 // rawOutput is the tool's structured output when there is one, else the

@@ -83,6 +83,14 @@ func (t *turn) cancel() {
 	if err := t.r.c.notifyControl("interrupt", nil); err != nil {
 		t.s.log.Debug().Err(err).Msg("sending interrupt")
 	}
+	// The interrupt stops the sub-agents the turn waits on; one in the
+	// background may outlive it, and its child session is about to be
+	// reported cancelled, so it is stopped too.
+	for _, id := range t.s.tr.runningChildren() {
+		if err := t.r.c.notifyControl("stop_task", map[string]any{"task_id": string(id)}); err != nil {
+			t.s.log.Debug().Err(err).Msg("sending stop_task")
+		}
+	}
 }
 
 func (t *turn) handle(ev event) {
@@ -142,10 +150,19 @@ func (t *turn) permission(req canUseTool) {
 		t.questions(req)
 		return
 	}
+	child := t.s.tr.childAsking(req)
+	t.s.tr.route = child // the question and its tool call are the child's
+	defer func() { t.s.tr.route = "" }()
 	answer, reject := t.s.autoDecision(req)
 	if answer == nil {
 		t.s.tr.ensureAnnounced(req.toolUseID, req.tool, req.input)
-		answer, reject = t.ask(req)
+		if child != "" {
+			t.s.tr.childState(child, acp.SubagentRequiresAction)
+		}
+		answer, reject = t.ask(req, child)
+		if child != "" {
+			t.s.tr.childState(child, acp.SubagentRunning)
+		}
 	}
 	if reject {
 		t.s.rememberReject(req)
@@ -157,7 +174,7 @@ func (t *turn) permission(req canUseTool) {
 	if _, allowed := answer.(allowAnswer); allowed {
 		// The tool runs now: say so, so a long command no longer looks
 		// like it waits for approval.
-		t.s.update(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
+		t.s.tr.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
 			ToolCallID: acp.ToolCallID(req.toolUseID),
 			Status:     acp.Ptr(acp.ToolCallStatusInProgress),
 		}})
@@ -166,16 +183,20 @@ func (t *turn) permission(req canUseTool) {
 
 // ask puts the question to the editor; a nil answer means the CLI gets none:
 // it withdrew the question, or the prompt was cancelled and the interrupt
-// makes the CLI withdraw it.
-func (t *turn) ask(req canUseTool) (answer any, rejectAlways bool) {
+// makes the CLI withdraw it. child is the child session asking, or "".
+func (t *turn) ask(req canUseTool, child acp.SessionID) (answer any, rejectAlways bool) {
 	ctx, cancel := context.WithCancel(t.ctx)
 	defer cancel()
 	defer context.AfterFunc(req.abort, cancel)()
 	// The withdrawal that ends req.abort may come behind a full queue of
 	// events that this turn, blocked here, does not consume.
 	defer t.r.c.hold()()
-	resp, err := t.s.client.RequestPermission(ctx, acp.RequestPermissionRequest{
-		SessionID: t.s.id,
+	id, client := t.s.id, t.s.client
+	if child != "" {
+		id, client = child, t.s.childClient(child)
+	}
+	resp, err := client.RequestPermission(ctx, acp.RequestPermissionRequest{
+		SessionID: id,
 		ToolCall:  t.s.tr.askedWithParent(toolCallAsked(t.s.a.dialect, req, t.s.cwd)),
 		Options:   permissionOptions(req.tool),
 	})
