@@ -38,17 +38,10 @@ func (c *connection) forkSession(ctx context.Context, params json.RawMessage) (a
 	if !ok {
 		return c.openRaw(ctx, f, acp.MethodSessionFork, "", params)
 	}
-	cl := c.newSessionClient(false)
-	impl, err := fk.ForkSession(ctx, req, cl)
+	s, st, err := c.openTyped(func(cl *sessionClient) (acp.Session, error) { return fk.ForkSession(ctx, req, cl) })
 	if err != nil {
 		return nil, err
 	}
-	cl.bind(impl.ID())
-	s, err := c.register(impl, nil, cl)
-	if err != nil {
-		return nil, err
-	}
-	st := impl.State()
 	return c.opened(s, acp.ForkSessionResponse{
 		SessionID: s.id, Modes: st.Modes, ConfigOptions: st.ConfigOptions,
 	}), nil

@@ -176,20 +176,29 @@ func (c *connection) newSession(ctx context.Context, params json.RawMessage) (an
 		// The answer is the agent's, with what the bridge does not model.
 		return c.openRaw(ctx, f, acp.MethodSessionNew, "", params)
 	}
-	cl := c.newSessionClient(false)
-	impl, err := c.srv.adapter.NewSession(ctx, req, cl)
+	s, st, err := c.openTyped(func(cl *sessionClient) (acp.Session, error) { return c.srv.adapter.NewSession(ctx, req, cl) })
 	if err != nil {
 		return nil, err
+	}
+	return c.opened(s, acp.NewSessionResponse{
+		SessionID: s.id, Modes: st.Modes, ConfigOptions: st.ConfigOptions,
+	}), nil
+}
+
+// openTyped opens a session of a typed adapter through open (new, fork),
+// registers it, and returns it with its state.
+func (c *connection) openTyped(open func(*sessionClient) (acp.Session, error)) (*session, acp.SessionState, error) {
+	cl := c.newSessionClient(false)
+	impl, err := open(cl)
+	if err != nil {
+		return nil, acp.SessionState{}, err
 	}
 	cl.bind(impl.ID())
 	s, err := c.register(impl, nil, cl)
 	if err != nil {
-		return nil, err
+		return nil, acp.SessionState{}, err
 	}
-	st := impl.State()
-	return c.opened(s, acp.NewSessionResponse{
-		SessionID: s.id, Modes: st.Modes, ConfigOptions: st.ConfigOptions,
-	}), nil
+	return s, impl.State(), nil
 }
 
 // loadSession replays the stored conversation (the adapter writes it through
