@@ -12,7 +12,6 @@ import (
 	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
-	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // agentRun is one JSON-RPC agent to record: a native-ACP CLI (agentenv) or
@@ -79,22 +78,12 @@ func cliVersion(bin string, env []string) string {
 // path.
 func recordAgent(ctx context.Context, cfg *config, agent, name, path string) error {
 	scenario := filepath.Join(cfg.scenarios, name+".json")
-	rec, err := loadRecording(scenario)
+	sr, err := startScenario(cfg, scenario)
 	if err != nil {
 		return err
 	}
-	dirs, err := newRunDirs()
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dirs.root)
-	if err := writeFiles(dirs.project, rec.Files); err != nil {
-		return err
-	}
-	srv := modelserver.New(rec.Model.Expand(map[string]string{"cwd": dirs.project, "home": dirs.home}),
-		modelserver.Options{Logf: cfg.logf})
-	url := srv.Start()
-	defer srv.Close()
+	defer sr.close()
+	rec, dirs, srv, url := sr.rec, sr.dirs, sr.srv, sr.url
 	run, err := newAgentRun(agent, dirs, url)
 	if err != nil {
 		return err

@@ -167,6 +167,41 @@ type runDirs struct {
 	root, home, project, tmp string
 }
 
+// scenarioRun is a scenario made ready to record against an agent that
+// speaks to a model API: its files written into fresh run folders, and its
+// scripted model server started at url. close stops the server and
+// removes the folders.
+type scenarioRun struct {
+	rec   *scenario
+	dirs  runDirs
+	srv   *modelserver.Server
+	url   string
+	close func()
+}
+
+// startScenario loads the scenario file path and makes it ready to run.
+func startScenario(cfg *config, path string) (*scenarioRun, error) {
+	rec, err := loadRecording(path)
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := newRunDirs()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFiles(dirs.project, rec.Files); err != nil {
+		os.RemoveAll(dirs.root)
+		return nil, err
+	}
+	srv := modelserver.New(rec.Model.Expand(map[string]string{"cwd": dirs.project, "home": dirs.home}),
+		modelserver.Options{Logf: cfg.logf})
+	url := srv.Start()
+	return &scenarioRun{rec: rec, dirs: dirs, srv: srv, url: url, close: func() {
+		srv.Close()
+		os.RemoveAll(dirs.root)
+	}}, nil
+}
+
 func newRunDirs() (runDirs, error) {
 	root, err := os.MkdirTemp("", "acpbridge-record-")
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/acpbridge/acpbridge/adapters/dialects"
 	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
-	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // recordStreamJSON runs scenario name against agent in its stream-JSON
@@ -32,22 +31,12 @@ func recordStreamJSON(ctx context.Context, cfg *config, agent, name, path string
 		return fmt.Errorf("no built-in stream-JSON dialect %q (there are %s)", agent, strings.Join(dialects.Builtins(), ", "))
 	}
 	scenario := filepath.Join(cfg.scenarios, name+".json")
-	rec, err := loadRecording(scenario)
+	run, err := startScenario(cfg, scenario)
 	if err != nil {
 		return err
 	}
-	dirs, err := newRunDirs()
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dirs.root)
-	if err := writeFiles(dirs.project, rec.Files); err != nil {
-		return err
-	}
-	srv := modelserver.New(rec.Model.Expand(map[string]string{"cwd": dirs.project, "home": dirs.home}),
-		modelserver.Options{Logf: cfg.logf})
-	url := srv.Start()
-	defer srv.Close()
+	defer run.close()
+	rec, dirs, srv, url := run.rec, run.dirs, run.srv, run.url
 	env, err := agentenv.New(agent, agentenv.Options{ModelURL: url, Root: dirs.root, Cwd: dirs.project})
 	if err != nil {
 		return err
