@@ -122,25 +122,9 @@ func checkValue(opt acp.SessionConfigOption, v acp.ConfigOptionValue) error {
 		if v.ID == nil {
 			return acp.InvalidParams("value", fmt.Sprintf("option %q takes one of its value ids", opt.ID))
 		}
-		if !hasValue(opt.Select.Options, *v.ID) {
+		if !opt.Select.Options.Has(*v.ID) {
 			return acp.InvalidParams("value", fmt.Sprintf("%q is not a value of option %q", *v.ID, opt.ID))
 		}
 	}
 	return nil
-}
-
-func hasValue(o acp.SessionConfigSelectOptions, id acp.SessionConfigValueID) bool {
-	for _, v := range o.Ungrouped {
-		if v.Value == id {
-			return true
-		}
-	}
-	for _, g := range o.Grouped {
-		for _, v := range g.Options {
-			if v.Value == id {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -63,6 +63,23 @@ type SessionConfigSelectOptions struct {
 	Grouped   []SessionConfigSelectGroup
 }
 
+// Has reports whether id is one of the option's values, grouped or not.
+func (o SessionConfigSelectOptions) Has(id SessionConfigValueID) bool {
+	for _, v := range o.Ungrouped {
+		if v.Value == id {
+			return true
+		}
+	}
+	for _, g := range o.Grouped {
+		for _, v := range g.Options {
+			if v.Value == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // SessionConfigSelectOption is one value of a select option.
 type SessionConfigSelectOption struct {
 	Value       SessionConfigValueID `json:"value"`

@@ -129,7 +129,7 @@ func (i typedInner) setOption(ctx context.Context, req acp.SetSessionConfigOptio
 	switch {
 	case opt.Boolean != nil && req.Value.Boolean == nil:
 		return nil, acp.InvalidParams("value", fmt.Sprintf("option %q takes a boolean", opt.ID))
-	case opt.Select != nil && (req.Value.ID == nil || !hasValue(opt.Select.Options, *req.Value.ID)):
+	case opt.Select != nil && (req.Value.ID == nil || !opt.Select.Options.Has(*req.Value.ID)):
 		return nil, acp.InvalidParams("value", fmt.Sprintf("not a value of option %q", opt.ID))
 	}
 	return i.s.SetConfigOption(ctx, req)
@@ -173,20 +173,4 @@ func find(opts []acp.SessionConfigOption, match func(acp.SessionConfigOption) bo
 		}
 	}
 	return acp.SessionConfigOption{}, false
-}
-
-func hasValue(o acp.SessionConfigSelectOptions, id acp.SessionConfigValueID) bool {
-	for _, v := range o.Ungrouped {
-		if v.Value == id {
-			return true
-		}
-	}
-	for _, g := range o.Grouped {
-		for _, v := range g.Options {
-			if v.Value == id {
-				return true
-			}
-		}
-	}
-	return false
 }
