@@ -41,6 +41,7 @@ var (
 	_ acp.Resumer = (*Adapter)(nil)
 	_ acp.Lister  = (*Adapter)(nil)
 	_ acp.Deleter = (*Adapter)(nil)
+	_ acp.Steerer = (*Adapter)(nil)
 )
 
 // New returns an Adapter for Claude Code.
