@@ -229,3 +229,52 @@ func TestCodexE2ESteering(t *testing.T) {
 		t.Errorf("next prompt: %+v, %v", next, err)
 	}
 }
+
+// TestReplaySteering plays the recording of a steered Claude Code turn
+// (fixtures/claude/steer.txtar) with `acpbridge replay`: the replay offers
+// steering, holds the turn at the recorded point until the editor's
+// message comes, takes it as the recorded one and plays on, the reply to it
+// reaching the editor before the prompt's answer. (Which of the steering
+// answer and the first update after it is written first is not fixed
+// here: the player answers at once, without a model between.) A recording
+// without a steered message does not offer steering.
+func TestReplaySteering(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	for _, tt := range []struct {
+		fixture   string
+		steerable bool
+	}{{"claude/steer.txtar", true}, {"claude/text.txtar", false}} {
+		p := startBridge(t, "replay", fixture(tt.fixture))
+		ed := &acpclient.Editor{}
+		conn := ed.Connect(p.Stdin, p.Stdout)
+		init, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+		if err != nil {
+			t.Fatalf("%s: initialize: %v", tt.fixture, err)
+		}
+		if !tt.steerable {
+			if init.Meta != nil {
+				t.Errorf("%s: initialize _meta = %v, want no steering", tt.fixture, init.Meta)
+			}
+			continue
+		}
+		steeringAdvertised(t, init)
+		sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+		if err != nil {
+			t.Fatalf("session/new: %v", err)
+		}
+		mark := p.Tap.Mark()
+		steered, res := steerWhileStreaming(ctx, t, conn, ed, sess.SessionId)
+		if res.StopReason != sdk.StopReasonEndTurn {
+			t.Errorf("steered prompt: stopReason %q, want end_turn", res.StopReason)
+		}
+		ws := readSteering(t, p.Tap.Since(mark))
+		if !jsonSame(steered, `{"outcome":"injected"}`) || ws.steerAnswer < 0 {
+			t.Errorf("_session/steering answered %s (frame %d), want injected", steered, ws.steerAnswer)
+		}
+		if !strings.Contains(ws.textBefore, modelserver.SteeredReply) {
+			t.Errorf("before the prompt's answer the editor got %q, without the steered reply %q", ws.textBefore, modelserver.SteeredReply)
+		}
+	}
+}
