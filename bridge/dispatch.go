@@ -32,6 +32,7 @@ var methods = map[string]method{
 	acp.MethodSessionSetMode:         forwardable(acp.MethodSessionSetMode, (*connection).setMode),
 	acp.MethodSessionSetConfigOption: forwardable(acp.MethodSessionSetConfigOption, (*connection).setConfigOption),
 	acp.MethodSessionSetModel:        forwardable(acp.MethodSessionSetModel, (*connection).setModel),
+	acp.MethodSessionSteering:        forwardable(acp.MethodSessionSteering, (*connection).steer),
 }
 
 // handle is the connection's JSON-RPC handler: it routes calls and

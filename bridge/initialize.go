@@ -46,6 +46,7 @@ func (c *connection) initialize(ctx context.Context, params json.RawMessage) (an
 		},
 		AgentCapabilities: c.srv.capabilities(info),
 		AuthMethods:       nonNil(c.authMethods()),
+		Meta:              c.srv.steeringMeta(),
 	}, nil
 }
 

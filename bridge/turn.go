@@ -14,6 +14,7 @@ var errCancelledByClient = errors.New("turn cancelled by session/cancel")
 
 // turn is one running session/prompt.
 type turn struct {
+	ctx    context.Context // the turn's; done once it is cancelled or over
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed when Prompt has returned
 }
@@ -85,7 +86,7 @@ func (s *session) begin(ctx context.Context) (context.Context, *turn, error) {
 				"; wait for its answer or send session/cancel first", nil)
 	}
 	tctx, cancel := context.WithCancelCause(ctx)
-	t := &turn{cancel: cancel, done: make(chan struct{})}
+	t := &turn{ctx: tctx, cancel: cancel, done: make(chan struct{})}
 	s.turn = t
 	if early != nil {
 		cancel(early)

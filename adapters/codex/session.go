@@ -45,6 +45,9 @@ type Session struct {
 	mu     sync.Mutex
 	set    settings // guarded by mu (written before publication by opened)
 	closed bool     // guarded by mu
+	// live is the running turn, which steering messages join (steer.go);
+	// nil between turns. Guarded by mu.
+	live *turn
 }
 
 func newSession(a *Adapter, c acp.Client, cwd, mode string) *Session {
@@ -175,6 +178,14 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator(),
 		asking: map[string]*question{}, answers: make(chan answer)}
 	defer t.settle()
+	s.mu.Lock()
+	s.live = t
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.live = nil
+		s.mu.Unlock()
+	}()
 	return t.run(ctx)
 }
 

@@ -61,6 +61,7 @@ import (
 	"iter"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -99,6 +100,9 @@ type Adapter struct {
 	recorded acp.SessionID // the session id in the recording
 	title    string        // the first prompt's text, shortened
 	inner    acp.Adapter   // the adapter Options.Wrap built
+
+	steeredOnce sync.Once
+	steered     bool // the recording holds a steered message (steer.go); set in steeredOnce
 }
 
 var (

@@ -51,13 +51,19 @@ type e2eScenario struct {
 }
 
 // e2eLoadScenario reads fixtures/scenarios/claude/e2e/NAME.json, or a
-// recording scenario fixtures/scenarios/claude/NAME.json.
+// recording scenario fixtures/scenarios/claude/NAME.json, or else takes
+// the model server's built-in scenario NAME (which has no files).
 func e2eLoadScenario(t *testing.T, name string) e2eScenario {
 	t.Helper()
 	dir := filepath.Join(e2eRepoRoot(), "fixtures", "scenarios", "claude")
 	path := filepath.Join(dir, "e2e", name+".json")
 	if _, err := os.Stat(path); err != nil {
 		path = filepath.Join(dir, name+".json")
+	}
+	if _, err := os.Stat(path); err != nil {
+		if sc, ok := modelserver.Builtin(name); ok {
+			return e2eScenario{model: sc}
+		}
 	}
 	sc, err := modelserver.Load(path)
 	if err != nil {

@@ -49,6 +49,7 @@ func TestClaudeE2E(t *testing.T) {
 		{"set mode", e2eSetMode},
 		{"cancel while streaming", e2eCancelStreaming},
 		{"cancel while permission pending", e2eCancelPermission},
+		{"steering", e2eSteering},
 		{"client MCP server", e2eMCPServer},
 		{"CLI killed mid-turn", e2eCLIKilled},
 		{"load after restart", e2eLoadAfterRestart},

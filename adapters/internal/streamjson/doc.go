@@ -36,7 +36,8 @@
 //
 // A turn ends when the CLI reports its session idle after a result: a
 // result alone is not the end, because background agents can start another
-// turn after it. Cancelling a prompt sends an interrupt and keeps draining
+// turn after it, and a steering message (steer.go) written into the turn
+// is answered by a result of its own. Cancelling a prompt sends an interrupt and keeps draining
 // until the CLI winds the turn down; a CLI that does not is stopped after a
 // grace period. Either way the turn ends with stop reason "cancelled".
 //
@@ -50,6 +51,7 @@
 //
 // The package imports bridge/acp and adapters/internal/proc, never the
 // bridge package or an adapter: Adapter implements the contract declared in bridge/acp
-// (acp.Adapter, Loader, Resumer, Lister, Deleter, asserted in adapter.go)
+// (acp.Adapter, Loader, Resumer, Lister, Deleter, asserted in adapter.go,
+// and Steerer, in steer.go)
 // and Session implements acp.Session.
 package streamjson

@@ -16,6 +16,9 @@ type userFrame struct {
 	Message         userMessage `json:"message"`
 	ParentToolUseID *string     `json:"parent_tool_use_id"`
 	SessionID       string      `json:"session_id"`
+	// UUID and Priority are set on steering messages (steer.go).
+	UUID     string `json:"uuid,omitempty"`
+	Priority string `json:"priority,omitempty"`
 }
 
 type userMessage struct {

@@ -49,12 +49,19 @@ func TestRecordedFixtures(t *testing.T) {
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		fx, err := recording.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fx.Editor) == 0 {
+			// As for the goldens: a recording without an editor side
+			// (steer: a message written into a running turn, which this
+			// driver does not send) is played by tests of its own
+			// (cmd/acpbridge's TestReplaySteering).
+			continue
+		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			fx, err := recording.Load(f)
-			if err != nil {
-				t.Fatal(err)
-			}
 			got, stdin := playRecording(t, fx)
 			compareItems(t, wantTranscript(t, fx), got)
 			compareFile(t, filepath.Join("testdata", "recorded", name+".stdin"), stdin)

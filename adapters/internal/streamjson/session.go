@@ -44,8 +44,12 @@ type Session struct {
 	procEnd   context.CancelFunc
 	wg        sync.WaitGroup // start goroutines and stdout readers
 
-	turnMu sync.Mutex  // held by Prompt for a whole turn
-	tr     *translator // guarded by turnMu (and owned by the start goroutine before the first turn)
+	turnMu sync.Mutex // held by Prompt for a whole turn
+	// steerMu guards live (the turn steering messages join, nil between
+	// turns) and the steering state of that turn (steer.go).
+	steerMu sync.Mutex
+	live    *turn
+	tr      *translator // guarded by turnMu (and owned by the start goroutine before the first turn)
 
 	mu         sync.Mutex
 	cur        *run                // guarded by mu

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -28,6 +29,14 @@ type turn struct {
 	over      bool
 	exited    bool
 	exitErr   error
+
+	// steered holds the uuids of the steering messages written into this
+	// turn and not answered yet; finished is set when the turn takes no
+	// more (steer.go). Both guarded by s.steerMu.
+	steered  map[string]bool
+	finished bool
+	// asking is set while the editor is asked a permission question.
+	asking atomic.Bool
 }
 
 // play sends the user message, then consumes events until the turn is over.
@@ -41,6 +50,8 @@ func (t *turn) play(msg userFrame) (acp.StopReason, error) {
 		}
 		return "", t.s.died(t.r, err)
 	}
+	t.goLive()
+	defer t.finish(true)
 	done := t.ctx.Done()
 	var grace, tick <-chan time.Time
 	for {
@@ -80,7 +91,13 @@ func (t *turn) cancel() {
 		return
 	}
 	t.stopped = true
-	if err := t.r.c.notifyControl("interrupt", nil); err != nil {
+	var fields map[string]any
+	if t.steeredPending() {
+		// A steering message the CLI has queued would run after the
+		// interrupt, as a turn nobody asked for.
+		fields = map[string]any{"cancel_queued": true}
+	}
+	if err := t.r.c.notifyControl("interrupt", fields); err != nil {
 		t.s.log.Debug().Err(err).Msg("sending interrupt")
 	}
 	// The interrupt stops the sub-agents the turn waits on; one in the
@@ -96,24 +113,34 @@ func (t *turn) cancel() {
 func (t *turn) handle(ev event) {
 	switch {
 	case ev.exit:
-		t.over, t.exited, t.exitErr = true, true, ev.err
+		t.exited, t.exitErr = true, ev.err
+		t.finish(true)
 	case ev.typ == "control_request":
 		t.control(ev)
 	case ev.typ == "result":
 		t.s.tr.handle(ev)
 		t.result, t.sawResult = resultFields(ev.line), true
+		t.steerDone(resultUUIDs(ev.line)...)
 		// A result is the end unless background work will start another
-		// turn; then the idle state below is. (The idle that follows a final
-		// result is picked up before the next prompt.) A cancelled turn ends
-		// here too: whatever runs on is picked up before the next prompt.
-		if !t.s.tr.background() || !t.r.c.sawStates() || t.cancelled {
-			t.over = true
+		// turn, or a steering message is still to be answered; then the
+		// idle state below is. (The idle that follows a final result is
+		// picked up before the next prompt.) A cancelled turn ends here
+		// too: whatever runs on is picked up before the next prompt.
+		if t.cancelled {
+			t.finish(true)
+		} else if !t.s.tr.background() || !t.r.c.sawStates() {
+			t.finish(false)
 		}
 	case ev.typ == "system" && ev.subtype == "session_state_changed":
 		// idle is the CLI's "nothing more is coming".
 		if gjson.GetBytes(ev.line, "state").String() == "idle" && (t.sawResult || t.cancelled) {
-			t.over = true
+			t.finish(t.cancelled)
 		}
+	case ev.typ == "command_lifecycle":
+		if u, ok := lifecycleDone(ev.line); ok {
+			t.steerDone(u)
+		}
+		t.s.tr.handle(ev)
 	case ev.typ == "assistant":
 		if gjson.GetBytes(ev.line, "error").String() == "authentication_failed" {
 			t.authError = true
@@ -159,7 +186,9 @@ func (t *turn) permission(req canUseTool) {
 		if child != "" {
 			t.s.tr.childState(child, acp.SubagentRequiresAction)
 		}
+		t.asking.Store(true)
 		answer, reject = t.ask(req, child)
+		t.asking.Store(false)
 		if child != "" {
 			t.s.tr.childState(child, acp.SubagentRunning)
 		}

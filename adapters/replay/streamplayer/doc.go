@@ -35,7 +35,11 @@
 // '>' control_response lines through that map, so the host gets answers to
 // the requests it actually sent. When Options.SessionID is set, every
 // occurrence of Options.RecordedSessionID in a '>' line is replaced by it, so
-// the stream carries the session id the host chose.
+// the stream carries the session id the host chose. When a live user
+// message matches a recorded one that has a uuid (a message written into a
+// running turn, _session/steering), the recorded uuid is replaced by the
+// live one in later '>' lines (command_lifecycle, user_message_uuids), so
+// the host learns when its own message has been answered.
 //
 // # Lines the script does not expect
 //

@@ -10,8 +10,10 @@ import (
 // What the player writes to the bridge: recorded lines with the live session
 // id, control answers, and the small JSON helpers they need.
 
-// writeLine writes a recorded line with the session id replaced.
+// writeLine writes a recorded line with the session id and the uuids of
+// the host's user messages replaced.
 func (p *player) writeLine(line []byte) error {
+	line = p.replaceUUIDs(line)
 	if len(p.sidOld) > 0 {
 		for {
 			i := bytes.Index(line, p.sidOld)

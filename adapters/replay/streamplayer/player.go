@@ -24,6 +24,7 @@ const (
 // so that any id type round-trips unchanged.
 type msg struct {
 	Type      string          `json:"type"`
+	UUID      string          `json:"uuid"` // a user message's, when the host gave one
 	RequestID json.RawMessage `json:"request_id"`
 	Request   struct {
 		Subtype   string `json:"subtype"`
@@ -53,7 +54,10 @@ type expect struct {
 	// and response.interrupt.
 	behavior  string
 	interrupt bool
-	done      bool // matched by a live line
+	// uuid is, for a user step, the uuid the recorded host gave the
+	// message ("" for none).
+	uuid string
+	done bool // matched by a live line
 }
 
 func (e *expect) matches(m *msg) bool {
@@ -100,6 +104,7 @@ type player struct {
 	outstanding []string          // the CLI's own request ids not answered yet, in order
 	toolUses    map[string]string // the CLI's can_use_tool request id -> its tool_use_id
 	unanswered  []string          // live host request ids matched to the script, awaiting the recorded answer
+	uuids       []uuidPair        // recorded user message uuids and the live ones (steer.go)
 
 	w       *bufio.Writer
 	in      <-chan []byte // nil after EOF
@@ -331,6 +336,8 @@ func (p *player) expectation(line []byte, idx int) (expect, error) {
 	case typeControlResponse:
 		e.sub, e.rid = m.Response.Subtype, string(p.replaceSID(m.Response.RequestID))
 		e.behavior, e.interrupt = m.Response.Response.Behavior, m.Response.Response.Interrupt
+	case typeUser:
+		e.uuid = m.UUID
 	}
 	return e, nil
 }
@@ -466,6 +473,8 @@ func (p *player) match(m *msg) (bool, error) {
 			live := idOrNull(m.RequestID)
 			p.ids[e.rid] = live
 			p.unanswered = append(p.unanswered, live)
+		case typeUser:
+			p.mapUUID(e.uuid, m.UUID)
 		case typeControlResponse:
 			p.outstanding = remove(p.outstanding, e.rid)
 			if live := &m.Response.Response; p.opts.StopOnOtherAnswer && e.behavior != "" &&

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -35,6 +36,17 @@ func (s *cliSession) do(ctx context.Context, a action) error {
 		return s.send(userMessage{
 			Type:    "user",
 			Message: userContent{Role: "user", Content: []textContent{{Type: "text", Text: a.Text}}},
+		})
+	case doSteer:
+		// No settling, as for an interrupt: the message is meant to join
+		// the turn while the reply streams. It is written as the bridge
+		// writes a steering message: a uuid, which the result that
+		// answers it lists, and priority "now".
+		return s.write(userMessage{
+			Type:     "user",
+			Message:  userContent{Role: "user", Content: []textContent{{Type: "text", Text: a.Text}}},
+			UUID:     newUUID(),
+			Priority: "now",
 		})
 	case doPermission:
 		return s.permission(ctx, a)
@@ -192,6 +204,9 @@ type (
 		Message         userContent `json:"message"`
 		ParentToolUseID *string     `json:"parent_tool_use_id"`
 		SessionID       string      `json:"session_id"`
+		// UUID and Priority are set on a steering message (steer).
+		UUID     string `json:"uuid,omitempty"`
+		Priority string `json:"priority,omitempty"`
 	}
 	userContent struct {
 		Role    string        `json:"role"`
@@ -202,3 +217,13 @@ type (
 		Text string `json:"text"`
 	}
 )
+
+// newUUID returns a random version-4 UUID (the normalizer renumbers it in
+// the recording, as it does the CLI's own).
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

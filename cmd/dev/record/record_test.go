@@ -72,14 +72,16 @@ func TestScenariosAndFixtures(t *testing.T) {
 					results++
 				}
 			}
+			// One result per prompt, and one more per steering message:
+			// the reply it aborts gets a result of its own.
 			prompts := 0
 			for _, a := range rec.Host {
-				if a.Do == doPrompt {
+				if a.Do == doPrompt || a.Do == doSteer {
 					prompts++
 				}
 			}
 			if results != prompts {
-				t.Errorf("%d results for %d prompts", results, prompts)
+				t.Errorf("%d results for %d prompts and steering messages", results, prompts)
 			}
 		})
 	}

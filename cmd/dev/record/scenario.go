@@ -39,6 +39,7 @@ type scenario struct {
 const (
 	doInitialize  = "initialize"    // send initialize, wait for its response
 	doPrompt      = "prompt"        // send a user message
+	doSteer       = "steer"         // send a user message into the running turn, at once
 	doPermission  = "permission"    // wait for can_use_tool, answer it
 	doInterrupt   = "interrupt"     // send interrupt, wait for its response
 	doSetMode     = "set_mode"      // send set_permission_mode, wait for its response
@@ -51,7 +52,7 @@ const (
 // action is one step of the host script.
 type action struct {
 	Do string `json:"do"`
-	// Text is the prompt text (prompt).
+	// Text is the prompt text (prompt, steer).
 	Text string `json:"text,omitempty"`
 	// Tool is the tool name a permission request must be for (permission;
 	// empty accepts any).
@@ -117,9 +118,9 @@ func (r *scenario) validate() error {
 	for i, a := range r.Host {
 		switch a.Do {
 		case doInitialize, doInterrupt, doWaitTurnEnd, doCloseStdin:
-		case doPrompt:
+		case doPrompt, doSteer:
 			if a.Text == "" {
-				return fmt.Errorf("host[%d]: prompt without text", i)
+				return fmt.Errorf("host[%d]: %s without text", i, a.Do)
 			}
 		case doPermission:
 			switch a.Behavior {
