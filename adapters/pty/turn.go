@@ -366,7 +366,7 @@ func (t *turn) look(ctx context.Context, v view) (stop acp.StopReason, done bool
 // pasted one as a placeholder ("[Pasted text #1]"), or wrap it.
 func (t *turn) lost(text string) bool {
 	e := echoLine(t.prompt)
-	if e == "" || strings.Contains(strings.TrimSpace(t.prompt), "\n") || len(e) > maxLostPrompt {
+	if e == "" || promptLines(t.prompt) > 1 || len(e) > maxLostPrompt {
 		return false
 	}
 	return !strings.Contains(text, e)
