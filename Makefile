@@ -20,7 +20,7 @@ SCHEMA_UNSTABLE := $(CACHE)/acp-schema/v1/schema.unstable.json
 DEMO      ?= fixtures/claude/demo.txtar
 PACE      ?= 15ms
 
-.PHONY: all build demo test schema bench lint golden fuzz clean dist release dist-reproducible npm npm-check registry-check cross
+.PHONY: all build demo test schema bench lint golden fuzz clean dist release dist-reproducible npm npm-check registry-check cross goreleaser
 
 all: build
 
@@ -49,6 +49,7 @@ dist-reproducible: dist
 	$(GORELEASER_ENV) $(GORELEASER) release --snapshot --clean --skip=publish >/dev/null
 	diff bin/checksums.first dist/checksums.txt && echo 'dist: the same commit gave the same bytes'
 
+goreleaser: $(GORELEASER)
 $(GORELEASER):
 	@mkdir -p $(dir $@)
 	GOBIN=$(abspath $(dir $@))/.install $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
@@ -71,11 +72,14 @@ registry-check:
 # What can be checked of the other OSes here: the binary builds, and go
 # vet (which type-checks every package with its tests) passes, for windows
 # and darwin. cmd/dev/record, which records the real CLIs, is Unix only.
+# The flags are those of the release build (.goreleaser.yaml), so that
+# after make dist the packages the binary needs are already compiled.
+CROSS_FLAGS := -trimpath -tags urfave_cli_no_docs
 cross:
 	@for os in windows darwin; do \
 	  echo "cross: $$os"; \
-	  GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) build -tags urfave_cli_no_docs -o /dev/null ./cmd/acpbridge || exit 1; \
-	  GOOS=$$os GOARCH=amd64 $(GO) vet $$($(GO) list ./... | grep -v -e /cmd/dev/record$$) || exit 1; \
+	  GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) build $(CROSS_FLAGS) -o /dev/null ./cmd/acpbridge || exit 1; \
+	  GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) vet $(CROSS_FLAGS) $$($(GO) list ./... | grep -v -e /cmd/dev/record$$) || exit 1; \
 	done
 
 # The main job with no wrapped CLI and no credentials: the bridge serves a
