@@ -25,7 +25,7 @@ func acpFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		}
 		path, err := exec.LookPath(argv[0])
 		if err != nil {
-			return nil, cli.Exit(fmt.Sprintf("%s: cannot run %q: %v", d.name, argv[0], err), 2)
+			return nil, usageError(c, fmt.Sprintf("%s: cannot run %q: %v", d.name, argv[0], err))
 		}
 		return newPassthrough(w, name, "", path, argv[1:]), nil
 	}
@@ -38,7 +38,7 @@ func nativeFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 	return []cli.Flag{d.pathOption(&path)}, func(c *cli.Context, w wiring) (bridge.Adapter, error) {
 		exe, err := findAgent(d, path)
 		if err != nil {
-			return nil, cli.Exit(err.Error(), 2)
+			return nil, usageError(c, err.Error())
 		}
 		args := append(append([]string{}, d.acpArgs...), c.Args().Slice()...)
 		return newPassthrough(w, d.name, d.title, exe, args), nil

@@ -138,6 +138,10 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		msg = "unknown flag --" + strings.TrimPrefix(f, "-")
 	}
+	if f, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		f = strings.TrimPrefix(f, "-")
+		msg = fmt.Sprintf("--%s needs a value (for example --%s %s)", f, f, flagExample(c, f))
+	}
 	if m := badValue.FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("--%s %q is not a valid value (for example --%s %s)", m[2], m[1], m[2], flagExample(c, m[2]))
 	}
@@ -150,6 +154,9 @@ var badValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([\w-]+): `)
 
 // exampleInUsage is how a flag's usage text gives an example value.
 var exampleInUsage = regexp.MustCompile(`\(e\.g\. ([^)\s]+)\)`)
+
+// placeholderInUsage is the name a flag's usage gives its value (`FILE`).
+var placeholderInUsage = regexp.MustCompile("`([^`]+)`")
 
 // flagExample is a value the flag named takes: the example its usage gives,
 // its default, or one of its type.
@@ -165,6 +172,9 @@ func flagExample(c *cli.Context, name string) string {
 		}
 		if u, ok := f.(cli.DocGenerationFlag); ok {
 			if m := exampleInUsage.FindStringSubmatch(u.GetUsage()); m != nil {
+				return m[1]
+			}
+			if m := placeholderInUsage.FindStringSubmatch(u.GetUsage()); m != nil {
 				return m[1]
 			}
 			if d := u.GetDefaultText(); d != "" && d != "0" && d != "0s" && d != `""` {
@@ -266,7 +276,7 @@ func (g *globals) setup(c *cli.Context) error {
 	if g.logFile != "" {
 		f, err := os.OpenFile(g.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
-			return cli.Exit(fmt.Sprintf("--log-file: %v", err), 2)
+			return usageError(c, fmt.Sprintf("--log-file: %v", err))
 		}
 		g.closers = append(g.closers, f)
 		out = f
@@ -287,7 +297,7 @@ func (g *globals) setup(c *cli.Context) error {
 	if g.trace != "" {
 		f, err := os.OpenFile(g.trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
-			return cli.Exit(fmt.Sprintf("--trace: %v", err), 2)
+			return usageError(c, fmt.Sprintf("--trace: %v", err))
 		}
 		g.closers = append(g.closers, f)
 		g.tracer = bridge.NewTrace(f)

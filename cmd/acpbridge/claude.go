@@ -18,7 +18,7 @@ func claudeFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		&cli.StringFlag{Name: "permission-mode", EnvVars: []string{"ACPBRIDGE_CLAUDE_PERMISSION_MODE"},
 			Usage: "initial mode: default, acceptEdits, plan, dontAsk, bypassPermissions or auto", Destination: &o.PermissionMode},
 		&cli.StringFlag{Name: "model", EnvVars: []string{"ACPBRIDGE_CLAUDE_MODEL"},
-			Usage: "initial model (the CLI's default when empty)", Destination: &o.Model},
+			Usage: "initial `MODEL`, the CLI's default when empty (e.g. sonnet)", Destination: &o.Model},
 		&cli.DurationFlag{Name: "start-timeout", Value: claude.DefaultStartTimeout, EnvVars: []string{"ACPBRIDGE_CLAUDE_START_TIMEOUT"},
 			Usage: "how long a starting CLI may take to answer its initialize request before it is stopped and the prompt fails", Destination: &o.StartTimeout},
 		&cli.StringFlag{Name: "model-cache", EnvVars: []string{"ACPBRIDGE_CLAUDE_MODEL_CACHE"},
@@ -36,13 +36,13 @@ func claudeFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		switch o.PermissionMode {
 		case "", "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto":
 		default:
-			return nil, cli.Exit(fmt.Sprintf("--permission-mode %q is not one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto", o.PermissionMode), 2)
+			return nil, usageError(c, fmt.Sprintf("--permission-mode %q is not one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto", o.PermissionMode))
 		}
 		if o.StartTimeout <= 0 {
-			return nil, cli.Exit(fmt.Sprintf("--start-timeout %v is not positive", o.StartTimeout), 2)
+			return nil, usageError(c, fmt.Sprintf("--start-timeout %v is not positive", o.StartTimeout))
 		}
 		if o.ReadWindow < 0 {
-			return nil, cli.Exit(fmt.Sprintf("--read-window %v is negative", o.ReadWindow), 2)
+			return nil, usageError(c, fmt.Sprintf("--read-window %v is negative", o.ReadWindow))
 		}
 		o.ExtraArgs = c.Args().Slice()
 		o.Logger, o.Trace, o.StopGrace = w.logger, w.trace, w.stopGrace

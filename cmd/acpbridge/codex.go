@@ -16,7 +16,7 @@ func codexFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 	flags := []cli.Flag{
 		d.pathOption(&o.Path),
 		&cli.StringFlag{Name: "model", EnvVars: []string{"ACPBRIDGE_CODEX_MODEL"},
-			Usage: "model of new sessions (Codex's default when empty)", Destination: &o.Model},
+			Usage: "`MODEL` of new sessions, Codex's default when empty (e.g. gpt-5.5)", Destination: &o.Model},
 		&cli.StringFlag{Name: "mode", Value: codex.ModeAuto, EnvVars: []string{"ACPBRIDGE_CODEX_MODE"},
 			Usage: "initial approval preset: read-only, auto or full-access", Destination: &o.Mode},
 	}

@@ -24,7 +24,7 @@ func streamJSONFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		&cli.StringFlag{Name: "permission-mode", EnvVars: []string{"ACPBRIDGE_STREAM_JSON_PERMISSION_MODE"},
 			Usage: "initial mode, one of the dialect's (the first of them when empty)", Destination: &o.PermissionMode},
 		&cli.StringFlag{Name: "model", EnvVars: []string{"ACPBRIDGE_STREAM_JSON_MODEL"},
-			Usage: "initial model (the CLI's default when empty)", Destination: &o.Model},
+			Usage: "initial `MODEL`, one of the CLI's (its default when empty)", Destination: &o.Model},
 		&cli.DurationFlag{Name: "start-timeout", Value: dialects.DefaultStartTimeout, EnvVars: []string{"ACPBRIDGE_STREAM_JSON_START_TIMEOUT"},
 			Usage: "how long a starting CLI may take to answer its initialize request before it is stopped and the prompt fails", Destination: &o.StartTimeout},
 		&cli.DurationFlag{Name: "read-window", Value: dialects.DefaultReadWindow, EnvVars: []string{"ACPBRIDGE_STREAM_JSON_READ_WINDOW"},
@@ -34,7 +34,7 @@ func streamJSONFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		if print != "" {
 			out, err := dialects.Print(print)
 			if err != nil {
-				return nil, cli.Exit("--print-dialect: "+err.Error(), 2)
+				return nil, usageError(c, "--print-dialect: "+err.Error())
 			}
 			_, _ = c.App.Writer.Write(out)
 			return nil, cli.Exit("", 0)
@@ -44,14 +44,14 @@ func streamJSONFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		}
 		dl, err := dialects.Load(dialect)
 		if err != nil {
-			return nil, cli.Exit("--dialect: "+err.Error(), 2)
+			return nil, usageError(c, "--dialect: "+err.Error())
 		}
 		if o.PermissionMode != "" && !slices.Contains(dialects.Modes(dl), o.PermissionMode) {
-			return nil, cli.Exit(fmt.Sprintf("--permission-mode %q is not one of the %s dialect's: %s",
-				o.PermissionMode, dl.Name, strings.Join(dialects.Modes(dl), ", ")), 2)
+			return nil, usageError(c, fmt.Sprintf("--permission-mode %q is not one of the %s dialect's: %s",
+				o.PermissionMode, dl.Name, strings.Join(dialects.Modes(dl), ", ")))
 		}
 		if o.StartTimeout <= 0 || o.ReadWindow < 0 {
-			return nil, cli.Exit("--start-timeout must be positive and --read-window not negative", 2)
+			return nil, usageError(c, "--start-timeout must be positive and --read-window not negative")
 		}
 		if args := c.Args().Slice(); len(args) > 0 {
 			o.Path, o.ExtraArgs = args[0], args[1:]

@@ -54,7 +54,7 @@ func loginCommand(g *globals) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError(c, "login takes one AGENT ("+strings.Join(loginNames(), ", ")+")")
 			}
-			return runLogin(c.Context, g, c.Args().First(), path)
+			return runLogin(c, g, c.Args().First(), path)
 		},
 	}
 }
@@ -83,15 +83,16 @@ func loginFromCommand(c *cli.Context, g *globals, d adapterEntry, name string) e
 	if name == d.name && d.pathFlag != "" {
 		path = c.String(d.pathFlag)
 	}
-	return runLogin(c.Context, g, name, path)
+	return runLogin(c, g, name, path)
 }
 
 // runLogin runs agent name's interactive login on this terminal and
 // checks it took: exit 0 only then.
-func runLogin(ctx context.Context, g *globals, name, path string) error {
+func runLogin(c *cli.Context, g *globals, name, path string) error {
+	ctx := c.Context
 	d, ok := loginEntry(name)
 	if !ok {
-		return cli.Exit(fmt.Sprintf("no login for %q: the agents with one are %s", name, strings.Join(loginNames(), ", ")), 2)
+		return usageError(c, fmt.Sprintf("no login for %q: the agents with one are %s", name, strings.Join(loginNames(), ", ")))
 	}
 	if path == "" {
 		path = d.exe

@@ -35,7 +35,7 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 			return nil, printProfile(c, printName)
 		}
 		if err := ptySupported(runtime.GOOS); err != nil {
-			return nil, cli.Exit(err.Error(), 2)
+			return nil, usageError(c, err.Error())
 		}
 		argv := c.Args().Slice()
 		if len(argv) == 0 {
@@ -60,7 +60,7 @@ func ptyFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 		}
 		a, err := pty.New(p, o)
 		if err != nil {
-			return nil, cli.Exit(err.Error(), 2)
+			return nil, usageError(c, err.Error())
 		}
 		return a, nil
 	}
@@ -75,7 +75,7 @@ func builtinProfiles() string {
 func printProfile(c *cli.Context, name string) error {
 	p, err := pty.BuiltinProfile(name)
 	if err != nil {
-		return cli.Exit("--print-profile: "+err.Error(), 2)
+		return usageError(c, "--print-profile: "+err.Error())
 	}
 	fmt.Fprintf(c.App.Writer, "# The built-in profile %q of acpbridge %s. Change its name, then serve an agent\n"+
 		"# with it: acpbridge pty --profile FILE -- CMD (see docs/terminal-agents.md).\n\n", name, c.App.Version)

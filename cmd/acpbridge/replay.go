@@ -48,13 +48,13 @@ func replayFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 			}
 			p, err := pty.FindProfile(profile, "")
 			if err != nil {
-				return nil, cli.Exit(fmt.Sprintf("--profile: %v", err), 2)
+				return nil, usageError(c, fmt.Sprintf("--profile: %v", err))
 			}
 			rec.Profile = p.Source()
 		}
 		a, err := replayWith(w, rec, pace)
 		if err != nil {
-			return nil, cli.Exit(fmt.Sprintf("replaying %s: %v", rec.Path, err), 2)
+			return nil, usageError(c, fmt.Sprintf("replaying %s: %v", rec.Path, err))
 		}
 		return a, nil
 	}

@@ -81,7 +81,7 @@ func someNames(cmds []*cli.Command) string {
 // serve runs the bridge for a over HTTP until the process is told to stop.
 func (s *httpServe) serve(c *cli.Context, a bridge.Adapter) error {
 	defer a.Close()
-	if err := s.check(); err != nil {
+	if err := s.check(c); err != nil {
 		return err
 	}
 	addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
@@ -114,21 +114,28 @@ func (s *httpServe) serve(c *cli.Context, a bridge.Adapter) error {
 }
 
 // check validates the flags: a token is required off loopback.
-func (s *httpServe) check() error {
+func (s *httpServe) check(c *cli.Context) error {
+	// The flags are serve's, though c is the served adapter's command.
+	for _, l := range c.Lineage() {
+		if l.Command != nil && l.Command.Name == "serve" {
+			c = l
+			break
+		}
+	}
 	if s.port < 0 || s.port > 65535 {
-		return cli.Exit(fmt.Sprintf("--port %d is not a TCP port", s.port), 2)
+		return usageError(c, fmt.Sprintf("--port %d is not a TCP port", s.port))
 	}
 	for _, n := range []struct {
 		name string
 		v    int64
 	}{{"--max-connections", int64(s.maxConnections)}, {"--max-body", s.maxBody}, {"--idle-timeout", int64(s.idleTimeout)}} {
 		if n.v <= 0 {
-			return cli.Exit(n.name+" must be positive", 2)
+			return usageError(c, n.name+" must be positive")
 		}
 	}
 	if s.token == "" && !isLoopbackHost(s.host) {
-		return cli.Exit(fmt.Sprintf("--host %q is not a loopback address: set --token (or ACPBRIDGE_TOKEN) "+
-			"so that only clients that have it get in", s.host), 2)
+		return usageError(c, fmt.Sprintf("--host %q is not a loopback address: set --token (or ACPBRIDGE_TOKEN) "+
+			"so that only clients that have it get in", s.host))
 	}
 	return nil
 }
