@@ -27,6 +27,9 @@ type Options struct {
 	Mode string
 	// ExtraArgs are appended to "codex app-server".
 	ExtraArgs []string
+	// InstallHint, if set, follows the error of a Path that is not found:
+	// how to install Codex or point the bridge at it.
+	InstallHint string
 	// Env holds extra "KEY=value" entries for Codex's environment
 	// (CODEX_HOME, API keys).
 	Env []string
@@ -226,7 +229,11 @@ func (a *Adapter) server(ctx context.Context) (*appServer, error) {
 func (a *Adapter) start(ctx context.Context) (*appServer, error) {
 	if a.lookPath {
 		if _, err := exec.LookPath(a.opts.Path); err != nil {
-			return nil, fmt.Errorf("codex executable %q not found: %w", a.opts.Path, err)
+			msg := fmt.Sprintf("Codex cannot be started from %q: %v", a.opts.Path, err)
+			if a.opts.InstallHint != "" {
+				msg += ". " + a.opts.InstallHint
+			}
+			return nil, errors.New(msg)
 		}
 	}
 	a.mu.Lock()

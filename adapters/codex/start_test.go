@@ -103,3 +103,19 @@ func TestStartNoticesReachNewSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingExecutableSaysHowToInstall: a Path that is not found fails
+// the session with an error that names it and ends with the install hint.
+func TestMissingExecutableSaysHowToInstall(t *testing.T) {
+	const hint = "Install Codex (npm install -g @openai/codex) or give the path of its executable with --codex-path"
+	missing := t.TempDir() + "/codex"
+	a := New(Options{Path: missing, InstallHint: hint, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	defer a.Close()
+	_, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: "/project"}, &acptest.Client{})
+	if err == nil {
+		t.Fatal("a session opened on a missing executable")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "Codex cannot be started from \""+missing+"\"") || !strings.HasSuffix(msg, ". "+hint) {
+		t.Errorf("error %q: want it to name %s and end with the install hint", msg, missing)
+	}
+}

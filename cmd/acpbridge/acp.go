@@ -51,8 +51,13 @@ func findAgent(d adapterEntry, path string) (string, error) {
 	if err == nil {
 		return exe, nil
 	}
-	return "", fmt.Errorf("%s cannot be started from %q: %v. Install %s (%s) or give the path of its executable with --%s or %s",
-		d.title, path, err, d.title, d.install, d.pathFlag, d.env)
+	return "", fmt.Errorf("%s cannot be started from %q: %v. %s", d.title, path, err, d.installHint())
+}
+
+// installHint says how to get the agent's CLI, or point the bridge at it.
+func (d adapterEntry) installHint() string {
+	return fmt.Sprintf("Install %s (%s) or give the path of its executable with --%s or %s",
+		d.title, d.install, d.pathFlag, d.env)
 }
 
 func newPassthrough(w wiring, name, title, path string, args []string) *acpadapter.Adapter {

@@ -27,6 +27,7 @@ func codexFlags(d adapterEntry) ([]cli.Flag, buildFunc) {
 			return nil, usageError(c, fmt.Sprintf("--mode %q is not one of read-only, auto, full-access", o.Mode))
 		}
 		o.ExtraArgs = c.Args().Slice()
+		o.InstallHint = d.installHint()
 		o.Logger, o.Trace, o.StopGrace = w.logger, w.trace, w.stopGrace
 		return codex.New(o), nil
 	}
