@@ -1,3 +1,8 @@
+// The agents here are started through shims that leave a grandchild,
+// whose end is checked in /proc (hygiene_test.go).
+
+//go:build linux
+
 package main_test
 
 import (
