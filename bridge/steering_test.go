@@ -121,15 +121,28 @@ func TestSteeringJoinsTheRunningTurn(t *testing.T) {
 	p := e.call("session/prompt", prompt(sid))
 	<-started
 	st := e.call(acp.MethodSessionSteering, steering(sid, "also this", nil))
-	res, before := e.result(st)
-	jsonEqual(t, res, `{"outcome":"injected"}`)
-	res, during := e.result(p)
-	if res["stopReason"] != "end_turn" {
-		t.Fatalf("prompt answered %v", res)
+	// The turn may take the message and end before the steering answer is
+	// written: the two answers come in either order.
+	var promptAns, steerAns map[string]any
+	var beforePrompt []map[string]any
+	for promptAns == nil || steerAns == nil {
+		switch m := e.next(); {
+		case m["method"] == nil && fmt.Sprint(m["id"]) == fmt.Sprint(p):
+			promptAns = m
+		case m["method"] == nil && fmt.Sprint(m["id"]) == fmt.Sprint(st):
+			steerAns = m
+		case promptAns == nil:
+			beforePrompt = append(beforePrompt, m)
+		}
 	}
-	texts := agentTexts(append(before, during...))
+	res, _ := steerAns["result"].(map[string]any)
+	jsonEqual(t, res, `{"outcome":"injected"}`)
+	if res, _ := promptAns["result"].(map[string]any); res["stopReason"] != "end_turn" {
+		t.Fatalf("prompt answered %v", promptAns)
+	}
+	texts := agentTexts(beforePrompt)
 	if fmt.Sprint(texts) != "[working on go steered by also this]" {
-		t.Errorf("agent text = %q", texts)
+		t.Errorf("agent text before the prompt's answer = %q", texts)
 	}
 	// A plain second prompt during a turn stays refused.
 	p = e.call("session/prompt", prompt(sid))
