@@ -6,7 +6,10 @@
 // standard library.
 package version
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // Dev is the version of a build that is not of a release tag. rev is the
 // full commit id, "" when unknown.
@@ -52,13 +55,19 @@ func Short(rev string) string {
 
 // release matches the tags that are releases: v and a semantic version
 // (semver.org's grammar, pre-release allowed, build metadata not).
-var release = regexp.MustCompile(`^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+// Compiled when first used: every run of the binary links this package,
+// few ask it.
+var release = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+})
 
 // IsRelease reports whether tag names a release.
-func IsRelease(tag string) bool { return release.MatchString(tag) }
+func IsRelease(tag string) bool { return release().MatchString(tag) }
 
 // semverRE is semver.org's grammar with a leading v.
-var semverRE = regexp.MustCompile(`^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+var semverRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+})
 
 // Valid reports whether v is a semantic version with a leading v.
-func Valid(v string) bool { return semverRE.MatchString(v) }
+func Valid(v string) bool { return semverRE().MatchString(v) }
