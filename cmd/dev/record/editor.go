@@ -16,18 +16,7 @@ import (
 // turn/interrupt). A permission answer goes to the bridge's own request,
 // whose ids count from 1.
 func editorSection(kind string, steps []recording.Step) []byte {
-	var out bytes.Buffer
-	asked, nextID := 0, 1
-	add := func(v map[string]any) {
-		v["jsonrpc"] = "2.0"
-		b, _ := json.Marshal(v)
-		out.Write(b)
-		out.WriteByte('\n')
-	}
-	call := func(method string, params any) {
-		add(map[string]any{"id": nextID, "method": method, "params": params})
-		nextID++
-	}
+	var e editorLines
 	for _, st := range steps {
 		if st.Dir != recording.ToAgent {
 			continue
@@ -40,30 +29,65 @@ func editorSection(kind string, steps []recording.Step) []byte {
 		_ = json.Unmarshal(m.Params, &p)
 		switch {
 		case m.Method == "initialize":
-			call("initialize", map[string]any{"protocolVersion": 1,
-				"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false},
-				"clientInfo":         map[string]any{"name": "golden", "version": "1"}})
+			e.initialize()
 		case m.Method == "" && len(m.ID) > 0: // a permission answer
-			asked++
 			var r map[string]any
 			_ = json.Unmarshal(m.Result, &r)
 			if kind == "codex" {
 				r = map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": r["decision"]}}
 			}
-			add(map[string]any{"id": asked, "result": r})
+			e.answer(r)
 		case kind != "codex" && len(m.ID) > 0:
-			call(m.Method, p)
+			e.call(m.Method, p)
 		case kind != "codex":
-			add(map[string]any{"method": m.Method, "params": p})
+			e.notify(m.Method, p)
 		case m.Method == "thread/start":
-			call("session/new", map[string]any{"cwd": p["cwd"], "mcpServers": []any{}})
+			e.call("session/new", map[string]any{"cwd": p["cwd"], "mcpServers": []any{}})
 		case m.Method == "turn/start":
-			call("session/prompt", map[string]any{"sessionId": p["threadId"], "prompt": acpPrompt(p["input"])})
+			e.call("session/prompt", map[string]any{"sessionId": p["threadId"], "prompt": acpPrompt(p["input"])})
 		case m.Method == "turn/interrupt":
-			add(map[string]any{"method": "session/cancel", "params": map[string]any{"sessionId": p["threadId"]}})
+			e.notify("session/cancel", map[string]any{"sessionId": p["threadId"]})
 		}
 	}
-	return out.Bytes()
+	return e.out.Bytes()
+}
+
+// editorLines writes an editor section: JSON-RPC lines, the editor's
+// calls numbered from 1, and its answers to the bridge's permission
+// requests, whose ids count from 1 too.
+type editorLines struct {
+	out    bytes.Buffer
+	called int // ids of the editor's calls so far
+	asked  int // permission requests of the bridge answered so far
+}
+
+func (e *editorLines) add(v map[string]any) {
+	v["jsonrpc"] = "2.0"
+	b, _ := json.Marshal(v)
+	e.out.Write(b)
+	e.out.WriteByte('\n')
+}
+
+func (e *editorLines) call(method string, params any) {
+	e.called++
+	e.add(map[string]any{"id": e.called, "method": method, "params": params})
+}
+
+func (e *editorLines) notify(method string, params any) {
+	e.add(map[string]any{"method": method, "params": params})
+}
+
+func (e *editorLines) answer(result any) {
+	e.asked++
+	e.add(map[string]any{"id": e.asked, "result": result})
+}
+
+// initialize is the golden tests' initialize: a client with no file
+// system or terminal of its own.
+func (e *editorLines) initialize() {
+	e.call("initialize", map[string]any{"protocolVersion": 1,
+		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false},
+		"clientInfo":         map[string]any{"name": "golden", "version": "1"}})
 }
 
 // acpPrompt is the ACP prompt of Codex's turn input: its text items.

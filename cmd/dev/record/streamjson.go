@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -138,18 +136,7 @@ func cliSessionID(steps []recording.Step) string {
 // to the bridge's permission request (whose ids count from 1), interrupt
 // its session/cancel and set_permission_mode its session/set_mode.
 func streamJSONEditor(session string, steps []recording.Step) []byte {
-	var out bytes.Buffer
-	asked, nextID := 0, 1
-	add := func(v map[string]any) {
-		v["jsonrpc"] = "2.0"
-		b, _ := json.Marshal(v)
-		out.Write(b)
-		out.WriteByte('\n')
-	}
-	call := func(method string, params any) {
-		add(map[string]any{"id": nextID, "method": method, "params": params})
-		nextID++
-	}
+	var e editorLines
 	for _, st := range steps {
 		if st.Dir != recording.ToAgent {
 			continue
@@ -157,14 +144,12 @@ func streamJSONEditor(session string, steps []recording.Step) []byte {
 		line := gjson.ParseBytes(st.Line)
 		switch line.Get("type").String() + "/" + line.Get("request.subtype").String() {
 		case "control_request/initialize":
-			call("initialize", map[string]any{"protocolVersion": 1,
-				"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false},
-				"clientInfo":         map[string]any{"name": "golden", "version": "1"}})
-			call("session/new", map[string]any{"cwd": placeProject, "mcpServers": []any{}})
+			e.initialize()
+			e.call("session/new", map[string]any{"cwd": placeProject, "mcpServers": []any{}})
 		case "control_request/interrupt":
-			add(map[string]any{"method": "session/cancel", "params": map[string]any{"sessionId": session}})
+			e.notify("session/cancel", map[string]any{"sessionId": session})
 		case "control_request/set_permission_mode":
-			call("session/set_mode", map[string]any{"sessionId": session, "modeId": line.Get("request.mode").String()})
+			e.call("session/set_mode", map[string]any{"sessionId": session, "modeId": line.Get("request.mode").String()})
 		case "user/":
 			var prompt []any
 			for _, b := range line.Get("message.content").Array() {
@@ -172,17 +157,16 @@ func streamJSONEditor(session string, steps []recording.Step) []byte {
 					prompt = append(prompt, map[string]any{"type": "text", "text": b.Get("text").String()})
 				}
 			}
-			call("session/prompt", map[string]any{"sessionId": session, "prompt": prompt})
+			e.call("session/prompt", map[string]any{"sessionId": session, "prompt": prompt})
 		case "control_response/":
-			asked++
 			option := "reject_once"
 			if line.Get("response.response.behavior").String() == "allow" {
 				option = "allow_once"
 			}
-			add(map[string]any{"id": asked, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": option}}})
+			e.answer(map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": option}})
 		}
 	}
-	return out.Bytes()
+	return e.out.Bytes()
 }
 
 func streamJSONComment(rec *scenario, title, agent, name string) string {
