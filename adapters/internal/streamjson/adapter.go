@@ -150,6 +150,7 @@ var (
 	_ acp.Lister  = (*Adapter)(nil)
 	_ acp.Deleter = (*Adapter)(nil)
 	_ acp.Forker  = (*Adapter)(nil)
+	_ acp.Steerer = (*Adapter)(nil)
 )
 
 // New returns an Adapter; defaults are filled in here.
