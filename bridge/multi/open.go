@@ -41,7 +41,8 @@ func (a *Adapter) open(ctx context.Context, agent, method string, params json.Ra
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r := &relay{RawClient: rc, agent: agent, option: a.optionFor, outer: outer}
+	r := &relay{RawClient: rc, agent: agent, option: a.optionFor, outer: outer,
+		own: func(id acp.SessionID) { a.own(id, agent) }}
 	if f, ok := c.a.(acp.Forwarder); ok {
 		rs, res, err := f.Open(ctx, method, params, r)
 		if err != nil {
@@ -56,7 +57,11 @@ func (a *Adapter) open(ctx context.Context, agent, method string, params json.Ra
 		return nil, nil, nil, acp.NewError(acp.CodeAuthRequired, "Authentication required: "+c.agent.Title+" is not logged in",
 			map[string]any{"authMethods": nonNil(methods)})
 	}
-	s, res, err := openTyped(ctx, c, method, params, r)
+	var cl acp.Client = r
+	if cc, ok := rc.(acp.ChildClient); ok {
+		cl = childRelay{relay: r, cc: cc}
+	}
+	s, res, err := openTyped(ctx, c, method, params, cl)
 	if err != nil {
 		return nil, nil, nil, err
 	}
