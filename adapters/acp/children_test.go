@@ -84,6 +84,11 @@ func TestChildSessionsPassThrough(t *testing.T) {
 			if !sameFrames(got, want) {
 				t.Errorf("notifications\n got %+v\nwant %+v (the last two in either order)", got, want)
 			}
+			// A child is no session of its own to the editor's other
+			// requests: ACP grants it only the cancel its capabilities say.
+			if f := e.call("session/set_mode", map[string]any{"sessionId": kid, "modeId": "code"}); f.Error == nil || f.Error.Code != -32002 {
+				t.Errorf("session/set_mode of the child: %s %+v, want -32002", f.Result, f.Error)
+			}
 			asked := e.askedAt("session/request_permission")
 			e.mu.Lock()
 			var perm childFrame
