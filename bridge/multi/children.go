@@ -82,6 +82,13 @@ func (r *relay) noteKid(id acp.SessionID) {
 	}
 }
 
+// hasKid reports whether id is a child of the relay's session.
+func (r *relay) hasKid(id acp.SessionID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.kids[id]
+}
+
 // isKid reports whether the frame params is a child's (its top-level
 // sessionId is a child the agent announced).
 func (r *relay) isKid(params json.RawMessage) bool {
@@ -91,10 +98,7 @@ func (r *relay) isKid(params json.RawMessage) bool {
 	if none {
 		return false
 	}
-	id := sessionIDOf(params)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.kids[id]
+	return r.hasKid(sessionIDOf(params))
 }
 
 // noteAnnounced notes the child a raw agent's session/update announces.

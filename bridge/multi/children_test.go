@@ -102,7 +102,7 @@ func newMultiOf(agents ...acp.Adapter) *multi.Adapter {
 // the session moves to another agent, the old agent's children fall
 // silent. The typed agent's fork is offered at initialize.
 func TestChildrenStayWithTheirAgent(t *testing.T) {
-	a, b := &fakeAgent{name: "a"}, &kidAgent{fakeAgent: &fakeAgent{name: "b"}}
+	a, b := &kidAgent{fakeAgent: &fakeAgent{name: "a"}}, &kidAgent{fakeAgent: &fakeAgent{name: "b"}}
 	m := newMultiOf(a, b)
 	ctx := t.Context()
 	init, err := m.Initialize(ctx, json.RawMessage(`{"protocolVersion":1}`))
@@ -174,4 +174,14 @@ func TestChildrenStayWithTheirAgent(t *testing.T) {
 	if got := ed.sentBy(); len(got) != 1 {
 		t.Errorf("updates sent by children %v: a child of the agent left still spoke", got)
 	}
+	// A cancel of that child now reaches no agent: a's session never
+	// ran it (and b's, closed, took its children with it).
+	if err := s.Notify(ctx, acp.MethodSessionCancel, json.RawMessage(`{"sessionId":"kid-b"}`)); err != nil {
+		t.Fatal(err)
+	}
+	a.mu.Lock()
+	if len(a.cancelled) != 0 {
+		t.Errorf("agent a was asked to cancel %v, children of b's", a.cancelled)
+	}
+	a.mu.Unlock()
 }
