@@ -160,7 +160,8 @@ type Initializer interface {
 //   - Every other request or notification (extension methods): Forward or
 //     Notify here.
 //   - session/cancel stays the Server's preempted cancel of the turn's ctx
-//     (with no turn running, it reaches the session's Notify); session/close
+//     (with no turn running, it reaches the session's Notify, as does a
+//     cancel naming a child session the session announced); session/close
 //     stays the Server's (the session's Close).
 //
 // The agent's requests and notifications reach the editor through the
