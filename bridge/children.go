@@ -1,7 +1,9 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
@@ -9,21 +11,51 @@ import (
 // Child sessions (acp.ChildClient): the adapter owns them; the bridge only
 // writes their updates and questions under their ids, in one stream with
 // their parent's, and routes session/cancel of a child to the session that
-// registered it.
+// registered it. An agent that speaks ACP itself announces its children in
+// its own frames (subagent_update), which pass unchanged: the bridge notes
+// each announced id as the session's child as the frame goes out, so that
+// a session/cancel naming it reaches that session's agent, unchanged too.
 
 var _ acp.ChildClient = (*sessionClient)(nil)
 
 // Child returns the client of the child session id and registers id on
 // the connection as a child of this session (see acp.ChildClient).
 func (sc *sessionClient) Child(id acp.SessionID) acp.Client {
-	parent := sc.sessionID()
-	sc.c.mu.Lock()
-	if sc.c.children == nil {
-		sc.c.children = make(map[acp.SessionID]acp.SessionID)
-	}
-	sc.c.children[id] = parent
-	sc.c.mu.Unlock()
+	sc.c.addChild(id, sc.sessionID())
 	return &childClient{sessionClient: sc, id: id}
+}
+
+// addChild records id as a child of the session parent.
+func (c *connection) addChild(id, parent acp.SessionID) {
+	if id == "" || parent == "" || id == parent {
+		return
+	}
+	c.mu.Lock()
+	if c.children == nil {
+		c.children = make(map[acp.SessionID]acp.SessionID)
+	}
+	c.children[id] = parent
+	c.mu.Unlock()
+}
+
+// noteChild registers the child a raw session/update announces (a
+// subagent_update, on the session or on one of its children) as a child
+// of this session. Callers hold sc.mu, and the session is bound: the
+// frame is about to be written.
+func (sc *sessionClient) noteChild(method string, params json.RawMessage) {
+	if method != acp.MethodSessionUpdate || !bytes.Contains(params, []byte(`"subagent_update"`)) {
+		return
+	}
+	var n struct {
+		Update struct {
+			Kind      string        `json:"sessionUpdate"`
+			SessionID acp.SessionID `json:"sessionId"`
+		} `json:"update"`
+	}
+	if json.Unmarshal(params, &n) != nil || n.Update.Kind != "subagent_update" {
+		return
+	}
+	sc.c.addChild(n.Update.SessionID, sc.id)
 }
 
 // childClient is the editor as a child session sees it: the parent's
@@ -59,12 +91,23 @@ func (c *connection) parentOf(id acp.SessionID) *session {
 }
 
 // cancelChild hands session/cancel of a child session to the session that
-// owns it; it reports whether id is a child of an open session. It runs in
-// the read loop: ChildCanceller must not block.
-func (c *connection) cancelChild(id acp.SessionID) bool {
+// owns it; it reports whether id is a child of an open session. A typed
+// session gets it through ChildCanceller; a raw one (its agent speaks ACP
+// itself, or it is a session of several agents) gets the notification,
+// params unchanged, as RawSession.Notify: the agent that announced the
+// child is the one that stops it. Neither cancels the parent's turn or
+// withdraws its questions. It runs in the read loop: ChildCanceller and
+// RawSession.Notify of session/cancel must not block.
+func (c *connection) cancelChild(ctx context.Context, id acp.SessionID, params json.RawMessage) bool {
 	s := c.parentOf(id)
 	if s == nil {
 		return false
+	}
+	if s.raw != nil {
+		if err := s.raw.Notify(ctx, acp.MethodSessionCancel, params); err != nil {
+			c.log.Debug().Err(err).Str("session", string(s.id)).Str("child", string(id)).Msg("forwarding session/cancel of a child")
+		}
+		return true
 	}
 	cc, ok := s.impl.(acp.ChildCanceller)
 	if !ok || !cc.CancelChild(id) {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/bridge/multi"
 )
 
 // childAdapter's sessions cancel their children one by one.
@@ -37,12 +39,34 @@ func (s childSession) CancelChild(id acp.SessionID) bool {
 // TestChildSessions: an adapter's child session writes its updates and
 // permission requests under its own id, in one stream with its parent's,
 // and session/cancel of the child reaches the parent session's
-// CancelChild without cancelling the parent's turn.
+// CancelChild without cancelling the parent's turn: served alone, and
+// through `auto` (package multi), whose client must make child sessions as
+// the bridge's does.
 func TestChildSessions(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		wrap func(childAdapter) bridge.Adapter
+	}{
+		{"direct", func(a childAdapter) bridge.Adapter { return a }},
+		{"auto", func(a childAdapter) bridge.Adapter {
+			return multi.New([]multi.Agent{{Name: "script", Title: "Script agent",
+				Start: func() (acp.Adapter, error) { return a, nil }}}, multi.Options{})
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) { testChildSessions(t, tt.wrap) })
+	}
+}
+
+func testChildSessions(t *testing.T, wrap func(childAdapter) bridge.Adapter) {
 	cancelled := make(chan acp.SessionID, 4)
 	sa := &scriptAdapter{}
 	sa.turn = func(ctx context.Context, s *scriptSession, _ acp.PromptRequest) (acp.StopReason, error) {
-		kid := s.c.(acp.ChildClient).Child("kid")
+		cc, ok := s.c.(acp.ChildClient)
+		if !ok {
+			t.Errorf("the session's client %T makes no child sessions", s.c)
+			return acp.StopReasonEndTurn, nil
+		}
+		kid := cc.Child("kid")
 		state := func(st acp.SubagentState) {
 			_ = s.c.SessionUpdate(ctx, acp.SessionNotification{SessionID: s.id, Update: acp.SessionUpdate{SubagentUpdate: &acp.SubagentUpdate{
 				SessionID: "kid", State: &st,
@@ -67,7 +91,7 @@ func TestChildSessions(t *testing.T) {
 		state(acp.SubagentState{State: acp.SubagentIdle, StopReason: &stop})
 		return acp.StopReasonEndTurn, nil
 	}
-	e := startEditorWith(t, childAdapter{sa, cancelled}, acptest.LoadUnstable(t))
+	e := startEditorWith(t, wrap(childAdapter{sa, cancelled}), acptest.LoadUnstable(t))
 	e.result(e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"subagents": map[string]any{}}}))
 	sid := e.newSession()
 	id := e.call("session/prompt", prompt(sid))

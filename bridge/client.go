@@ -70,6 +70,7 @@ func (sc *sessionClient) open() {
 			}
 			err = sc.c.conn.Notify(context.Background(), acp.MethodSessionUpdate, *h.n)
 		} else {
+			sc.noteChild(h.method, h.params)
 			err = sc.c.conn.NotifyRaw(context.Background(), h.method, h.params)
 		}
 		if err != nil {
@@ -329,7 +330,8 @@ func (sc *sessionClient) StartCallRaw(ctx context.Context, method string, params
 }
 
 // NotifyRaw forwards an agent's notification to the editor, held like
-// SessionUpdate until the session is open.
+// SessionUpdate until the session is open. A child the frame announces is
+// registered as the session's as the frame is written (noteChild).
 func (sc *sessionClient) NotifyRaw(ctx context.Context, method string, params json.RawMessage) error {
 	sc.mu.Lock()
 	if !sc.isOpen {
@@ -337,6 +339,7 @@ func (sc *sessionClient) NotifyRaw(ctx context.Context, method string, params js
 		sc.mu.Unlock()
 		return nil
 	}
+	sc.noteChild(method, params)
 	sc.mu.Unlock()
 	return sc.c.conn.NotifyRaw(ctx, method, params)
 }

@@ -225,7 +225,7 @@ func (c *connection) preempt(ctx context.Context, req *jsonrpc.Request) bool {
 		if _, idle := s.cancelBy(req.Params); idle {
 			s.cancelIdle(ctx, req.Params)
 		}
-	} else if !c.cancelChild(n.SessionID) {
+	} else if !c.cancelChild(ctx, n.SessionID, req.Params) {
 		c.log.Debug().Str("session", string(n.SessionID)).Msg("session/cancel for unknown session ignored")
 	}
 	return true

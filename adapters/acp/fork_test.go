@@ -14,10 +14,25 @@ import (
 // of its own agent process: it has the history so far, the original does
 // not get the fork's turns nor the fork the original's, and session/list
 // shows both. A fork of an unknown session is the agent's -32002; one
-// while the session's turn runs is the bridge's -32600.
+// while the session's turn runs is the bridge's -32600. All of it holds
+// through `auto` too, where the fork is a new session with an id of the
+// agent's, not the one it was forked from.
 func TestForkPassesThrough(t *testing.T) {
 	t.Parallel()
-	e := start(t, options{env: []string{"ACPAGENT_FORK=1", "ACPAGENT_RESUME=1"}})
+	for _, auto := range []bool{false, true} {
+		name := "alone"
+		if auto {
+			name = "auto"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testFork(t, auto)
+		})
+	}
+}
+
+func testFork(t *testing.T, auto bool) {
+	e := start(t, options{auto: auto, env: []string{"ACPAGENT_FORK=1", "ACPAGENT_RESUME=1"}})
 	f := e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
 	var init struct {
 		AgentCapabilities struct {

@@ -18,7 +18,9 @@ import (
 
 	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/bridge"
+	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/bridge/multi"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/acpagent"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/leakcheck"
 )
@@ -128,6 +130,11 @@ type options struct {
 	agent *acpadapter.Options
 	// adapt, if set, changes the adapter's options (test hooks).
 	adapt func(acpadapter.Options) acpadapter.Options
+	// unstable checks frames against the pinned unstable schema (for
+	// what only it has: sub-agents).
+	unstable bool
+	// auto serves the agent as `acpbridge auto` does, its one agent.
+	auto bool
 }
 
 // start serves a bridge for the scripted agent until the test ends.
@@ -137,7 +144,11 @@ func start(t *testing.T, o options) *editor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &editor{t: t, check: schema.NewChecker(), answer: o.answer, answerWith: o.answerWith,
+	check := schema
+	if o.unstable {
+		check = acptest.LoadUnstable(t)
+	}
+	e := &editor{t: t, check: check.NewChecker(), answer: o.answer, answerWith: o.answerWith,
 		wait: map[string]chan frame{}, noted: make(chan struct{}, 1), toAgent: make(chan string, 1000),
 		cancels: make(chan json.RawMessage, 10)}
 	log := zerolog.New(zerolog.NewTestWriter(t))
@@ -169,7 +180,12 @@ func start(t *testing.T, o options) *editor {
 		ao = o.adapt(ao)
 	}
 	e.agent = acpadapter.New(ao)
-	srv := bridge.New(e.agent, bridge.Options{Logger: log})
+	var ad bridge.Adapter = e.agent
+	if o.auto {
+		ad = multi.New([]multi.Agent{{Name: "acpagent", Title: "Scripted agent",
+			Start: func() (acp.Adapter, error) { return e.agent, nil }}}, multi.Options{Logger: log})
+	}
+	srv := bridge.New(ad, bridge.Options{Logger: log})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	e.w = inW

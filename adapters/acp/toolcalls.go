@@ -44,12 +44,17 @@ type quirkClient struct {
 	cfg modeConfig
 
 	mu    sync.Mutex
-	calls map[string]*toolCall // guarded by mu; by toolCallId
+	calls map[callKey]*toolCall // guarded by mu
 	// commands is the params of the last available_commands_update sent
 	// to the editor, and commandsCanon its update in commandList's form,
 	// computed when first needed; both guarded by mu.
 	commands, commandsCanon []byte
 }
+
+// callKey names a tool call: its toolCallId within the session it is of,
+// the session's own or one of its child sessions' (sub-agents), whose
+// updates and questions name the child.
+type callKey struct{ sid, id string }
 
 // toolCall is what the bridge knows of one tool call of the session.
 type toolCall struct {
@@ -62,19 +67,21 @@ type toolCall struct {
 }
 
 func newQuirkClient(rc acp.RawClient) *quirkClient {
-	q := &quirkClient{RawClient: rc, calls: map[string]*toolCall{}}
+	q := &quirkClient{RawClient: rc, calls: map[callKey]*toolCall{}}
 	if c := rc.Capabilities(); c.Session != nil && c.Session.Notices != nil {
 		q.notices = true
 	}
 	return q
 }
 
-// call returns the record of id, creating it. mu must be held.
-func (q *quirkClient) call(id string) *toolCall {
-	c := q.calls[id]
+// call returns the record of the call id of the session sid, creating
+// it. mu must be held.
+func (q *quirkClient) call(sid, id string) *toolCall {
+	k := callKey{sid, id}
+	c := q.calls[k]
 	if c == nil {
 		c = &toolCall{}
-		q.calls[id] = c
+		q.calls[k] = c
 	}
 	return c
 }
@@ -156,7 +163,7 @@ func (q *quirkClient) toolUpdate(ctx context.Context, kind string, params json.R
 	}
 	var announce json.RawMessage
 	q.mu.Lock()
-	c := q.call(u.ID)
+	c := q.call(p.SessionID, u.ID)
 	switch {
 	case bytes.Equal(c.last, p.Update):
 		q.mu.Unlock()
@@ -241,7 +248,7 @@ func (q *quirkClient) StartCallRaw(ctx context.Context, method string, params js
 	}
 	return func() (json.RawMessage, error) {
 		res, err := await()
-		q.answered(ctx, id, params, res, err)
+		q.answered(ctx, sid, id, params, res, err)
 		return res, err
 	}
 }
@@ -272,7 +279,7 @@ func permissionCall(method string, params json.RawMessage) (id, sid string, tool
 func (q *quirkClient) ask(ctx context.Context, sid, id string, toolCall json.RawMessage) error {
 	var first json.RawMessage
 	q.mu.Lock()
-	c := q.call(id)
+	c := q.call(sid, id)
 	c.asking = true
 	switch {
 	case !c.announced:
@@ -295,10 +302,10 @@ func (q *quirkClient) ask(ctx context.Context, sid, id string, toolCall json.Raw
 // held in_progress updates go out; a rejected (or cancelled) call's are
 // dropped, it is owed a terminal status, and the agent's status lines that
 // follow are watched for.
-func (q *quirkClient) answered(ctx context.Context, id string, params, res json.RawMessage, err error) {
+func (q *quirkClient) answered(ctx context.Context, sid, id string, params, res json.RawMessage, err error) {
 	allowed := err == nil && allowedOutcome(params, res)
 	q.mu.Lock()
-	c := q.call(id)
+	c := q.call(sid, id)
 	held := c.held
 	c.held, c.asking = nil, false
 	if !allowed {
@@ -343,23 +350,28 @@ func allowedOutcome(params, res json.RawMessage) bool {
 	return false
 }
 
-// settle ends a turn: every rejected call the agent left without a
-// terminal status (Gemini CLI) is reported failed, so it does not stay
-// pending in the editor.
+// settle ends a turn of the session sid: every rejected call the agent
+// left without a terminal status (Gemini CLI) is reported failed, on the
+// session it is of (sid, or a child's), so it does not stay pending in
+// the editor.
 func (q *quirkClient) settle(ctx context.Context, sid acp.SessionID) {
 	q.afterReject.Store(false)
 	q.mu.Lock()
-	var owed []string
-	for id, c := range q.calls {
+	var owed []callKey
+	for k, c := range q.calls {
 		if c.owed {
-			owed = append(owed, id)
+			owed = append(owed, k)
 		}
 	}
-	q.calls = map[string]*toolCall{}
+	q.calls = map[callKey]*toolCall{}
 	q.mu.Unlock()
-	for _, id := range owed {
-		u, _ := json.Marshal(map[string]any{"sessionId": sid,
-			"update": map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "failed"}})
+	for _, k := range owed {
+		on := k.sid
+		if on == "" {
+			on = string(sid)
+		}
+		u, _ := json.Marshal(map[string]any{"sessionId": on,
+			"update": map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": k.id, "status": "failed"}})
 		q.RawClient.NotifyRaw(ctx, acp.MethodSessionUpdate, u)
 	}
 }

@@ -160,7 +160,8 @@ type Initializer interface {
 //   - Every other request or notification (extension methods): Forward or
 //     Notify here.
 //   - session/cancel stays the Server's preempted cancel of the turn's ctx
-//     (with no turn running, it reaches the session's Notify); session/close
+//     (with no turn running, it reaches the session's Notify, as does a
+//     cancel naming a child session the session announced); session/close
 //     stays the Server's (the session's Close).
 //
 // The agent's requests and notifications reach the editor through the
@@ -209,9 +210,13 @@ type RawSession interface {
 	Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 	// Notify forwards a notification whose params name the session. The
 	// bridge also hands it the editor's session/cancel when no turn runs
-	// (a turn's cancel reaches Forward's ctx instead); that call comes from
-	// the read loop and must not block, and the cancel must reach the agent
-	// before anything the session is sent after it.
+	// (a turn's cancel reaches Forward's ctx instead), and, params
+	// unchanged, a session/cancel naming a child session the session
+	// announced (a subagent_update it sent through NotifyRaw, or a child
+	// its client made; see ChildClient), which must stop that child and
+	// not the session's turn. Those calls come from the read loop and must
+	// not block, and the cancel must reach the agent before anything the
+	// session is sent after it.
 	Notify(ctx context.Context, method string, params json.RawMessage) error
 	// Close ends the session.
 	Close() error

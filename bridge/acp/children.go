@@ -7,9 +7,13 @@ package acp
 // SubagentUpdate before anything of the child, sends the child's updates
 // and questions through the child's Client, and ends each child with a
 // final state. The bridge routes the client's session/cancel of a child to
-// the session that announced it.
+// the session that announced it. An agent that speaks ACP itself announces
+// its children in its own frames, which pass through unchanged; the bridge
+// notes the ids they announce for the same routing.
 
-// ChildClient is implemented by the Clients the Server gives adapters.
+// ChildClient is implemented by the Clients the Server gives adapters
+// (and by those an adapter of adapters, such as package multi, gives the
+// adapters it wraps, when its own Client implements it).
 // An adapter type-asserts its Client to it, and uses it only when
 // Capabilities().Subagents is set: a client that did not advertise it
 // must never see a child session.

@@ -23,6 +23,12 @@
 // the other agent's conversation is listed under the id that agent gave
 // it.
 //
+// Sub-agents are child sessions (clientCapabilities.subagents) as with the
+// agent alone: a typed agent's client makes them through the bridge's
+// (children.go), an ACP agent's announcements pass through, a child keeps
+// its id where a session's frames are re-addressed, and the editor's
+// session/cancel of a child reaches the agent that ran it.
+//
 // It imports only bridge/acp and the standard library (and zerolog), never
 // package bridge or an adapter.
 package multi

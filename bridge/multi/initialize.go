@@ -107,7 +107,7 @@ func typedCapabilities(ad acp.Adapter, info acp.AgentInfo) acp.AgentCapabilities
 }
 
 // widen adds to caps the session capabilities that some agent served
-// through the typed contract offers (their adapters are built for it, which
+// through the typed contract offers (load, list, resume, delete, fork) (their adapters are built for it, which
 // starts nothing), and session/close, which every session has.
 func (a *Adapter) widen(caps map[string]any) {
 	sc, _ := caps["sessionCapabilities"].(map[string]any)
@@ -127,7 +127,8 @@ func (a *Adapter) widen(caps map[string]any) {
 		if _, ok := c.a.(acp.Loader); ok {
 			caps["loadSession"] = true
 		}
-		for key, ok := range map[string]bool{"list": is[acp.Lister](c.a), "resume": is[acp.Resumer](c.a), "delete": is[acp.Deleter](c.a)} {
+		for key, ok := range map[string]bool{"list": is[acp.Lister](c.a), "resume": is[acp.Resumer](c.a), "delete": is[acp.Deleter](c.a),
+			"fork": is[acp.Forker](c.a)} {
 			if ok && sc[key] == nil {
 				sc[key] = map[string]any{}
 			}

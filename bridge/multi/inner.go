@@ -15,6 +15,9 @@ type inner interface {
 	id() acp.SessionID
 	forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 	notify(ctx context.Context, method string, params json.RawMessage) error
+	// cancelChild passes on the editor's session/cancel of the child id
+	// (params name it); it does not block (children.go).
+	cancelChild(ctx context.Context, id acp.SessionID, params json.RawMessage) error
 	// options are the agent's latest config options, a raw list (nil:
 	// none).
 	options() json.RawMessage

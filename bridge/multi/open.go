@@ -9,14 +9,19 @@ import (
 )
 
 // Open opens a session with the default agent (session/new), or with the
-// agent that holds the stored session (load, resume), and adds the agent
-// option to the answer.
+// agent that holds the stored session (load, resume, and fork, whose new
+// session has an id of that agent's), and adds the agent option to the
+// answer.
 func (a *Adapter) Open(ctx context.Context, method string, params json.RawMessage, rc acp.RawClient) (acp.RawSession, json.RawMessage, error) {
 	if a.def < 0 {
 		return nil, nil, a.noAgent()
 	}
 	agent, outer := a.defaultName(), acp.SessionID("")
-	if method != acp.MethodSessionNew {
+	switch method {
+	case acp.MethodSessionNew:
+	case acp.MethodSessionFork:
+		agent = a.owner(sessionIDOf(params))
+	default:
 		outer = sessionIDOf(params)
 		agent = a.owner(outer)
 	}
@@ -41,7 +46,8 @@ func (a *Adapter) open(ctx context.Context, agent, method string, params json.Ra
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r := &relay{RawClient: rc, agent: agent, option: a.optionFor, outer: outer}
+	r := &relay{RawClient: rc, agent: agent, option: a.optionFor, outer: outer,
+		own: func(id acp.SessionID) { a.own(id, agent) }}
 	if f, ok := c.a.(acp.Forwarder); ok {
 		rs, res, err := f.Open(ctx, method, params, r)
 		if err != nil {
@@ -56,7 +62,11 @@ func (a *Adapter) open(ctx context.Context, agent, method string, params json.Ra
 		return nil, nil, nil, acp.NewError(acp.CodeAuthRequired, "Authentication required: "+c.agent.Title+" is not logged in",
 			map[string]any{"authMethods": nonNil(methods)})
 	}
-	s, res, err := openTyped(ctx, c, method, params, r)
+	var cl acp.Client = r
+	if cc, ok := rc.(acp.ChildClient); ok {
+		cl = childRelay{relay: r, cc: cc}
+	}
+	s, res, err := openTyped(ctx, c, method, params, cl)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -120,8 +130,29 @@ func openTyped(ctx context.Context, c *child, method string, params json.RawMess
 		}
 		st := s.State()
 		return s, acp.ResumeSessionResponse{Modes: st.Modes, ConfigOptions: st.ConfigOptions}, nil
+	case acp.MethodSessionFork:
+		return forkTyped(ctx, c, params, cl)
 	}
 	return nil, nil, acp.NewError(acp.CodeMethodNotFound, "Method not found", map[string]any{"method": method})
+}
+
+// forkTyped forks a stored session of an agent served through the typed
+// contract: a new session, with an id of the agent's.
+func forkTyped(ctx context.Context, c *child, params json.RawMessage, cl acp.Client) (acp.Session, any, error) {
+	f, ok := c.a.(acp.Forker)
+	if !ok {
+		return nil, nil, cannot(c, "fork")
+	}
+	var req acp.ForkSessionRequest
+	if err := acp.DecodeParams(params, &req); err != nil {
+		return nil, nil, err
+	}
+	s, err := f.ForkSession(ctx, req, cl)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := s.State()
+	return s, acp.ForkSessionResponse{SessionID: s.ID(), Modes: st.Modes, ConfigOptions: st.ConfigOptions}, nil
 }
 
 func cannot(c *child, what string) error {

@@ -15,17 +15,20 @@ import (
 // it sees it. The editor knows the session by the id its first agent gave
 // it, and sees the agent option in every list of config options; an agent
 // opened later gave its session an id of its own, so what it sends raw is
-// re-addressed. Typed updates need no re-addressing: the bridge stamps
-// them with the session's id. Once its agent's session has been replaced
+// re-addressed (its children's frames keep their ids, children.go). Typed
+// updates need no re-addressing: the bridge stamps them with the session's
+// id. Once its agent's session has been replaced
 // (retired), nothing it sends reaches the editor.
 type relay struct {
 	acp.RawClient
 	agent  string                                       // the agent behind it
 	option func(current string) acp.SessionConfigOption // the agent option, with a current value
+	own    func(child acp.SessionID)                    // records a child as the agent's (children.go)
 
 	mu    sync.Mutex
-	outer acp.SessionID   // guarded by mu; the editor's id, "" until known
-	opts  json.RawMessage // guarded by mu; the agent's latest configOptions, raw (a raw agent's)
+	outer acp.SessionID          // guarded by mu; the editor's id, "" until known
+	opts  json.RawMessage        // guarded by mu; the agent's latest configOptions, raw (a raw agent's)
+	kids  map[acp.SessionID]bool // guarded by mu; the child sessions of the agent's session
 
 	retired atomic.Bool
 }
@@ -83,6 +86,7 @@ func (r *relay) NotifyRaw(ctx context.Context, method string, params json.RawMes
 	if r.retired.Load() {
 		return nil
 	}
+	r.noteAnnounced(method, params)
 	params = r.readdress(params)
 	if method == acp.MethodSessionUpdate && bytes.Contains(params, []byte("config_option_update")) {
 		if opts, ok := configUpdate(params); ok {
@@ -119,10 +123,15 @@ func (r *relay) AuthenticateParams() json.RawMessage {
 	return nil
 }
 
+// readdress puts the editor's id on a frame of the agent's session; a
+// child's frame keeps the child's id.
 func (r *relay) readdress(params json.RawMessage) json.RawMessage {
 	id := r.outerID()
 	if id == "" || bytes.Contains(params, []byte(`"sessionId":"`+string(id)+`"`)) {
 		return params // the agent's first session, whose id the editor knows: most frames
+	}
+	if r.isKid(params) {
+		return params
 	}
 	return setSessionID(params, id)
 }

@@ -73,14 +73,20 @@ func (s *session) done() {
 }
 
 // Notify passes a notification about the session (session/cancel with no
-// turn running) to the agent's session. It does not block: the lock is
-// never held across a call to an agent.
+// turn running, or of one of its children) to the agent's session. It
+// does not block: the lock is never held across a call to an agent.
 func (s *session) Notify(ctx context.Context, method string, params json.RawMessage) error {
 	s.mu.Lock()
-	in, closed := s.cur, s.closed
+	in, r, closed := s.cur, s.relay, s.closed
 	s.mu.Unlock()
 	if closed {
 		return nil
+	}
+	if id := sessionIDOf(params); method == acp.MethodSessionCancel && id != "" && id != s.id {
+		if !r.hasKid(id) {
+			return nil // a child of an agent the session has left: it was stopped with it
+		}
+		return in.cancelChild(ctx, id, params)
 	}
 	return in.notify(ctx, method, params)
 }
