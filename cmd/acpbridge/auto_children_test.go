@@ -1,3 +1,7 @@
+// Like auto_test.go, whose helpers it uses, this runs where /proc is.
+
+//go:build linux
+
 package main_test
 
 import (
