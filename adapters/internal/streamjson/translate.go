@@ -163,9 +163,15 @@ func (t *translator) send(u acp.SessionUpdate) {
 // assistant handles a complete content block. Streamed text is not repeated;
 // tool uses get their final input (the CLI may rewrite it after streaming).
 func (t *translator) assistant(root gjson.Result) {
+	t.assistantOf(root, root.Get("parent_tool_use_id").String())
+}
+
+// assistantOf handles a complete content block of the agent that the Agent
+// call parent runs ("" for the session's own): a transcript's sub-agent
+// entries do not name their Agent call, the file they are in does.
+func (t *translator) assistantOf(root gjson.Result, parent string) {
 	msg := root.Get("message")
 	id := msg.Get("id").String()
-	parent := root.Get("parent_tool_use_id").String()
 	apiError := root.Get("is_api_error_message").Bool()
 	// An API error's text becomes the prompt's error, except a refusal's:
 	// the turn ends with stop reason refusal, so the CLI's explanation
