@@ -117,11 +117,15 @@ func TestFindChildren(t *testing.T) {
 }
 
 // loadStored loads a testdata/subagents case through a fresh adapter for
-// client c and returns the session's id and the session.
-func loadStored(t *testing.T, dir string, c acp.Client) (acp.SessionID, acp.Session) {
+// client c and returns the session's id and the session. edit, if not
+// nil, changes the stored files first (path is the session's transcript).
+func loadStored(t *testing.T, dir string, c acp.Client, edit func(path string)) (acp.SessionID, acp.Session) {
 	t.Helper()
 	config := t.TempDir()
-	id, _ := storeWithChildren(t, config, dir)
+	id, path := storeWithChildren(t, config, dir)
+	if edit != nil {
+		edit(path)
+	}
 	a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Launch: (&launches{}).launch, Logger: testLogger(t),
 		ModelWait: -1})
 	t.Cleanup(func() { _ = a.Close() })
@@ -162,7 +166,7 @@ func TestLoadSubagentChildSessions(t *testing.T) {
 	for _, tt := range storedSubagentCases {
 		t.Run(tt.dir, func(t *testing.T) {
 			e := newChildEditor(t)
-			id, s := loadStored(t, tt.dir, e)
+			id, s := loadStored(t, tt.dir, e, nil)
 			frames := e.all()
 			checkLoadedChild(t, frames, id, tt.id, tt.agent, tt.child)
 			if s.(acp.ChildCanceller).CancelChild(tt.id) {
@@ -234,7 +238,7 @@ func TestLoadSubagentUnderAgentCall(t *testing.T) {
 				ids = append(ids, n.SessionID)
 				return update(ctx, n)
 			}
-			id, s := loadStored(t, tt.dir, c)
+			id, s := loadStored(t, tt.dir, c, nil)
 			defer s.Close()
 			checkUnderAgentCall(t, l, tt.agent, tt.child)
 			for _, got := range ids {
@@ -276,5 +280,126 @@ func checkUnderAgentCall(t *testing.T, l *subagentLog, agent, bash acp.ToolCallI
 			t.Errorf("the Agent call ended before its report: %v", h)
 			break
 		}
+	}
+}
+
+// keepLines cuts the file at path to its first n lines.
+func keepLines(t *testing.T, path string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:n], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLoadSubagentUnfinished loads sessions whose transcript stops before
+// the sub-agent's end was stored (the CLI was stopped under it): the child
+// is announced idle with no stop reason, since how it would have ended is
+// not known, and its Agent call is failed like any tool call left without
+// a result; nothing of it is left running, for either editor.
+func TestLoadSubagentUnfinished(t *testing.T) {
+	for _, tt := range storedSubagentCases {
+		// The foreground session up to its Agent call; the background one
+		// up to the parent's answer, before the task notification.
+		keep := 3
+		if tt.background {
+			keep = 5
+		}
+		edit := func(path string) { keepLines(t, path, keep) }
+		t.Run(tt.dir, func(t *testing.T) {
+			e := newChildEditor(t)
+			id, s := loadStored(t, tt.dir, e, edit)
+			frames := e.all()
+			if got := strings.Join(states(frames, id, tt.id), " "); got != "idle" {
+				t.Errorf("child states %q, want one announcement, idle with no stop reason", got)
+			}
+			sessions := bySession(t, frames)
+			p, c := summarize(sessions[id]), summarize(sessions[tt.id])
+			var pt, ct map[acp.ToolCallID]map[string]any
+			_ = json.Unmarshal(p.tools, &pt)
+			_ = json.Unmarshal(c.tools, &ct)
+			if pt[tt.agent]["status"] != "failed" || ct[tt.child]["status"] != "completed" {
+				t.Errorf("the Agent call %v, the sub-agent's Bash call %v; want failed and completed", pt[tt.agent], ct[tt.child])
+			}
+			if s.(acp.ChildCanceller).CancelChild(tt.id) {
+				t.Errorf("CancelChild of a loaded child = true: it is not running")
+			}
+			_ = s.Close()
+
+			l := &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+			_, s = loadStored(t, tt.dir, l.client(t), edit)
+			defer s.Close()
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if a, b := l.calls[tt.agent], l.calls[tt.child]; a["status"] != "failed" || b["status"] != "completed" || parentOfCall(b) != string(tt.agent) {
+				t.Errorf("the Agent call %v, the sub-agent's Bash call %v; want failed, and completed under it", a, b)
+			}
+		})
+	}
+}
+
+// TestLoadNestedSubagent loads a session whose sub-agent ran a sub-agent
+// of its own, whose transcript is in a folder below subagents/ and has no
+// meta file (its Agent call's result names it): the grandchild is
+// announced on the child's session, and its text is its own.
+func TestLoadNestedSubagent(t *testing.T) {
+	const grand = "a00000000000000f2"
+	edit := func(path string) {
+		dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+		child := filepath.Join(dir, "agent-a00000000000000f1.jsonl")
+		f, err := os.OpenFile(child, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.WriteString(`{"parentUuid":"00000000-0000-4000-8000-000000000010","isSidechain":true,"agentId":"a00000000000000f1","type":"assistant","message":{"id":"msg_90","role":"assistant","content":[{"type":"tool_use","id":"toolu_grand_01","name":"Agent","input":{"description":"Look deeper","prompt":"GRAND_TASK","subagent_type":"Explore"}}]},"uuid":"00000000-0000-4000-8000-000000000090"}
+{"parentUuid":"00000000-0000-4000-8000-000000000090","isSidechain":true,"agentId":"a00000000000000f1","type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_grand_01","type":"tool_result","content":[{"type":"text","text":"GRAND_REPORT"}]}]},"toolUseResult":{"status":"completed","agentId":"` + grand + `","content":[{"type":"text","text":"GRAND_REPORT"}]},"uuid":"00000000-0000-4000-8000-000000000091"}
+`)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "nested"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		err = os.WriteFile(filepath.Join(dir, "nested", "agent-"+grand+".jsonl"), []byte(`{"parentUuid":null,"isSidechain":true,"agentId":"`+grand+`","type":"user","message":{"role":"user","content":"GRAND_TASK"},"uuid":"00000000-0000-4000-8000-000000000092"}
+{"parentUuid":"00000000-0000-4000-8000-000000000092","isSidechain":true,"agentId":"`+grand+`","type":"assistant","message":{"id":"msg_93","role":"assistant","content":[{"type":"text","text":"GRAND_REPORT"}]},"uuid":"00000000-0000-4000-8000-000000000093"}
+`), 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newChildEditor(t)
+	id, s := loadStored(t, "foreground", e, edit)
+	defer s.Close()
+	frames := e.all()
+	const child = "a00000000000000f1"
+	if got := strings.Join(states(frames, child, grand), " "); got != "idle/end_turn" {
+		t.Errorf("grandchild states on the child %q, want idle/end_turn", got)
+	}
+	if got := states(frames, id, child); len(got) != 1 {
+		t.Errorf("child states on the parent %q, want one", got)
+	}
+	announced := false
+	for i, f := range frames {
+		if f.session == child && f.u["sessionId"] == grand {
+			announced = true
+		}
+		if f.session == grand && !announced {
+			t.Fatalf("frame %d of the grandchild before its announcement", i)
+		}
+	}
+	sessions := bySession(t, frames)
+	g, c := summarize(sessions[grand]), summarize(sessions[child])
+	if g.user != "GRAND_TASK" || g.text != "GRAND_REPORT" || strings.Contains(c.text, "GRAND") {
+		t.Errorf("the grandchild's prompt %q and text %q, the child's text %q", g.user, g.text, c.text)
+	}
+	var ct map[acp.ToolCallID]map[string]any
+	_ = json.Unmarshal(c.tools, &ct)
+	if a := ct["toolu_grand_01"]; a["status"] != "completed" || callText(a) != "GRAND_REPORT" {
+		t.Errorf("the child's Agent call %v, want completed with the report", a)
 	}
 }
