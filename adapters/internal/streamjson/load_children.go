@@ -20,7 +20,7 @@ import (
 //	<project>/<session id>/subagents/agent-<agent id>.jsonl    a sub-agent
 //	<project>/<session id>/subagents/agent-<agent id>.meta.json
 //
-// (some sub-agents in a folder below subagents/). Every entry of a
+// (the CLI may keep some in a folder below subagents/). Every entry of a
 // sub-agent's file is a sidechain entry (isSidechain, agentId) chained by
 // parentUuid like the session's, its first one the prompt. The meta file
 // names the Agent call that ran it (toolUseId), its type and description,
@@ -54,8 +54,9 @@ func findChildren(path string) *storedChildren {
 		if err != nil || d.IsDir() {
 			return nil // an unreadable folder is not ours to report
 		}
-		id, ok := strings.CutPrefix(d.Name(), "agent-")
-		if id, ok = strings.CutSuffix(id, ".jsonl"); ok && validSessionID(acp.SessionID(id)) {
+		name, agent := strings.CutPrefix(d.Name(), "agent-")
+		id, transcript := strings.CutSuffix(name, ".jsonl")
+		if agent && transcript && validSessionID(acp.SessionID(id)) {
 			k.files[id] = p
 		}
 		return nil

@@ -73,7 +73,15 @@ func TestFindChildren(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Other files beside the sub-agents' are not theirs.
+			dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+			for _, name := range []string{"notes.jsonl", "agent-x.txt"} {
+				_ = os.WriteFile(filepath.Join(dir, name), []byte("{}\n"), 0o600)
+			}
 			k := findChildren(path)
+			if len(k.files) != 1 {
+				t.Errorf("sub-agent transcripts %v, want only agent-%s.jsonl", k.files, tt.id)
+			}
 			k.scan(chain)
 			kid := k.byCall[string(tt.agent)]
 			if kid == nil || kid.id != string(tt.id) || kid.inBackground != tt.background ||
