@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
@@ -409,5 +412,40 @@ func TestLoadNestedSubagent(t *testing.T) {
 	_ = json.Unmarshal(c.tools, &ct)
 	if a := ct["toolu_grand_01"]; a["status"] != "completed" || callText(a) != "GRAND_REPORT" {
 		t.Errorf("the child's Agent call %v, want completed with the report", a)
+	}
+}
+
+// TestReplayHistorySubagents loads recordings of the real CLI running a
+// sub-agent (a replay's session/load) for an editor that takes child
+// sessions: the sub-agent is the child session it was live, announced
+// once with its final state before anything of it, and nothing of it is
+// the parent's.
+func TestReplayHistorySubagents(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		agent, child acp.ToolCallID
+	}{
+		{"subagent_sync", "toolu_agent_sync_01", "toolu_child_bash_01"},
+		{"subagent_background", "toolu_agent_bg_01", "toolu_child_bash_02"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fx, err := recording.Load(filepath.Join(recordedDir, tt.name+".txtar"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []HistoryLine
+			var child acp.SessionID
+			for _, st := range fx.Script {
+				lines = append(lines, HistoryLine{FromAgent: st.Dir == recording.FromAgent, Line: st.Line})
+				if gjson.GetBytes(st.Line, "subtype").String() == "task_started" {
+					child = acp.SessionID(gjson.GetBytes(st.Line, "task_id").String())
+				}
+			}
+			e := newChildEditor(t)
+			if err := ReplayHistory(t.Context(), e, "parent", recordedCwd, lines, testLogger(t)); err != nil {
+				t.Fatal(err)
+			}
+			checkLoadedChild(t, e.all(), "parent", child, tt.agent, tt.child)
+		})
 	}
 }

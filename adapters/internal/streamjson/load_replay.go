@@ -68,26 +68,35 @@ func (r *chainReplay) send(c acp.Client, id acp.SessionID, u acp.SessionUpdate) 
 }
 
 // showChildren replays sub-agents as child sessions when the editor takes
-// them (clientCapabilities.subagents): settled, each announced with the
-// state it ended in, since nothing of them runs any more.
+// them (see replayedChildren).
 func (r *chainReplay) showChildren(c acp.Client, id acp.SessionID) {
+	r.tr.kids = replayedChildren(c, id, r.send, r.kids.final)
+}
+
+// replayedChildren are the child sessions of a replay to the editor c of
+// session id, or nil when the editor does not take them
+// (clientCapabilities.subagents). They are settled: each is announced with
+// final, the state it ended in, since nothing of it runs any more.
+func replayedChildren(c acp.Client, id acp.SessionID, send func(acp.Client, acp.SessionID, acp.SessionUpdate),
+	final func(call string) acp.SubagentState) *childSessions {
 	cc, ok := c.(acp.ChildClient)
 	if !ok || c.Capabilities().Subagents == nil {
-		return
+		return nil
 	}
 	clients := map[acp.SessionID]acp.Client{}
 	to := func(kid acp.SessionID, u acp.SessionUpdate) {
 		if kid == "" {
-			r.send(c, id, u)
+			send(c, id, u)
 			return
 		}
 		if clients[kid] == nil {
 			clients[kid] = cc.Child(kid)
 		}
-		r.send(clients[kid], kid, u)
+		send(clients[kid], kid, u)
 	}
-	r.tr.kids = newChildSessions(to, func(acp.SessionID, bool) {})
-	r.tr.kids.final = r.kids.final
+	k := newChildSessions(to, func(acp.SessionID, bool) {})
+	k.final = final
+	return k
 }
 
 // entry replays one conversation entry: the session's own (parent "") or
