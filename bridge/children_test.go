@@ -127,3 +127,55 @@ func testChildSessions(t *testing.T, wrap func(childAdapter) bridge.Adapter) {
 	default:
 	}
 }
+
+// childLoader replays a settled child session in session/load, the way
+// an adapter replays the sub-agents a stored session ran.
+type childLoader struct {
+	loadingAdapter
+	cancelled chan acp.SessionID
+}
+
+func (a childLoader) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c acp.Client) (acp.Session, error) {
+	stop := acp.StopReasonEndTurn
+	err := c.SessionUpdate(ctx, acp.SessionNotification{SessionID: req.SessionID, Update: acp.SessionUpdate{
+		SubagentUpdate: &acp.SubagentUpdate{SessionID: "kid", State: &acp.SubagentState{State: acp.SubagentIdle, StopReason: &stop}}}})
+	if err != nil {
+		return nil, err
+	}
+	err = c.(acp.ChildClient).Child("kid").SessionUpdate(ctx, acp.SessionNotification{SessionID: "kid", Update: acp.SessionUpdate{
+		AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock("child said")}}})
+	if err != nil {
+		return nil, err
+	}
+	s, err := a.loadingAdapter.LoadSession(ctx, req, c)
+	if err != nil {
+		return nil, err
+	}
+	return childSession{s.(*scriptSession), a.cancelled}, nil
+}
+
+// TestLoadChildSessions: children an adapter replays during session/load
+// go out under their own ids before the load's answer (they are
+// registered before the session is), and a session/cancel naming one
+// reaches the loaded session's CancelChild.
+func TestLoadChildSessions(t *testing.T) {
+	cancelled := make(chan acp.SessionID, 4)
+	e := startEditorWith(t, childLoader{loadingAdapter{&scriptAdapter{}}, cancelled}, acptest.LoadUnstable(t))
+	e.result(e.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"subagents": map[string]any{}}}))
+	_, before := e.result(e.call("session/load", map[string]any{"sessionId": "stored", "cwd": "/tmp", "mcpServers": []any{}}))
+	sessionOf := func(m map[string]any) any { return m["params"].(map[string]any)["sessionId"] }
+	if len(before) != 2 || updateKind(before[0]) != "subagent_update" || sessionOf(before[0]) != "stored" ||
+		updateKind(before[1]) != "agent_message_chunk" || sessionOf(before[1]) != "kid" {
+		t.Fatalf("frames before the load's answer %v, want the announcement on the parent, then the child's text under its id", before)
+	}
+	e.notify("session/cancel", map[string]any{"sessionId": "kid"})
+	e.answer(e.call("session/list", map[string]any{})) // a round trip after the cancel
+	select {
+	case got := <-cancelled:
+		if got != "kid" {
+			t.Errorf("CancelChild(%s), want kid", got)
+		}
+	default:
+		t.Error("the cancel of the loaded child did not reach its session")
+	}
+}

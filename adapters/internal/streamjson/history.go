@@ -22,16 +22,20 @@ type HistoryLine struct {
 // session/update notifications, as session/load requires: each prompt the
 // host wrote becomes user_message_chunk updates, and the CLI's output is
 // translated as it was during the live turns. Nothing is asked: permission
-// requests and other control traffic are skipped.
+// requests and other control traffic are skipped. Sub-agents are child
+// sessions for an editor that takes them, as in a stored session's replay:
+// each announced with the state it ended in.
 func ReplayHistory(ctx context.Context, c acp.Client, id acp.SessionID, cwd string, lines []HistoryLine, log zerolog.Logger) error {
 	var sendErr error
-	send := func(u acp.SessionUpdate) {
+	to := func(c acp.Client, id acp.SessionID, u acp.SessionUpdate) {
 		if sendErr == nil {
 			sendErr = c.SessionUpdate(ctx, acp.SessionNotification{SessionID: id, Update: u})
 		}
 	}
+	send := func(u acp.SessionUpdate) { to(c, id, u) }
 	tr := newTranslator(cwd, log)
 	tr.emit = send
+	tr.kids = replayedChildren(c, id, to, historyEnds(lines))
 	for _, l := range lines {
 		line := bytes.TrimSpace(l.Line)
 		if !validJSON(line) {
@@ -84,4 +88,22 @@ func promptBlock(b gjson.Result) (acp.ContentBlock, bool) {
 		}
 	}
 	return acp.ContentBlock{}, false
+}
+
+// historyEnds is how the sub-agents of a recorded conversation ended, by
+// Agent call: the state of its task_notification.
+func historyEnds(lines []HistoryLine) func(call string) acp.SubagentState {
+	ends := map[string]string{}
+	for _, l := range lines {
+		if !l.FromAgent || !bytes.Contains(l.Line, []byte(`"task_notification"`)) || !validJSON(bytes.TrimSpace(l.Line)) {
+			continue
+		}
+		root := gjson.ParseBytes(l.Line)
+		if root.Get("type").String() == "system" && root.Get("subtype").String() == "task_notification" {
+			ends[root.Get("tool_use_id").String()] = root.Get("status").String()
+		}
+	}
+	return func(call string) acp.SubagentState {
+		return acp.SubagentState{State: acp.SubagentIdle, StopReason: endReason(ends[call])}
+	}
 }

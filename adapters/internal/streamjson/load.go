@@ -11,7 +11,8 @@ import (
 
 // LoadSession reopens a session the CLI stored: it replays the
 // conversation from the CLI's transcript file through c (user and agent
-// messages, thoughts, tool calls with their results, plans), then returns a
+// messages, thoughts, tool calls with their results, plans, and the
+// sub-agents it ran, from their own transcripts), then returns a
 // session whose CLI is started in the background with --resume, so the
 // next prompt continues the conversation. An id with no transcript is an
 // error wrapping acp.ErrResourceNotFound.
@@ -30,7 +31,11 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 		return nil, fmt.Errorf("%w: reading the transcript of %s: %v", acp.ErrInternal, req.SessionID, err)
 	}
 	log := a.opts.Logger.With().Str("adapter", "claude").Str("session", string(req.SessionID)).Logger()
-	if err := replayChain(ctx, c, req.SessionID, filepath.Clean(req.Cwd), chain, log); err != nil {
+	var kids *storedChildren
+	if a.dialect.isClaude() {
+		kids = findChildren(path)
+	}
+	if err := replayChain(ctx, c, req.SessionID, filepath.Clean(req.Cwd), chain, kids, log); err != nil {
 		return nil, err
 	}
 	return a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers, c)

@@ -3,15 +3,10 @@ package streamjson
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"fmt"
 	"io"
 	"strings"
 
-	"github.com/rs/zerolog"
 	"github.com/tidwall/gjson"
-
-	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
 // A transcript is a tree, not a list: every conversation entry names its
@@ -38,13 +33,19 @@ var chainTypes = map[string]bool{"user": true, "assistant": true, "progress": tr
 
 // readChain reads a transcript and returns the messages of its current
 // conversation, oldest first, without the hidden ones.
-func readChain(r io.Reader) ([][]byte, error) {
+func readChain(r io.Reader) ([][]byte, error) { return readConversation(r, false) }
+
+// readSidechain reads the transcript of a sub-agent (every entry of which
+// is a sidechain entry) as readChain reads a session's.
+func readSidechain(r io.Reader) ([][]byte, error) { return readConversation(r, true) }
+
+func readConversation(r io.Reader, sidechain bool) ([][]byte, error) {
 	var entries []chainEntry
 	byID := map[string]int{}
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
-		if e, ok := parseEntry(bytes.TrimSpace(line)); ok {
+		if e, ok := parseEntry(bytes.TrimSpace(line), sidechain); ok {
 			byID[e.uuid] = len(entries) // a repeated uuid: the last one wins
 			entries = append(entries, e)
 		}
@@ -78,8 +79,9 @@ func readChain(r io.Reader) ([][]byte, error) {
 	return chain, nil
 }
 
-// parseEntry reads one line as a conversation entry.
-func parseEntry(line []byte) (chainEntry, bool) {
+// parseEntry reads one line as a conversation entry; in a sidechain
+// (a sub-agent's transcript) sidechain entries are not hidden.
+func parseEntry(line []byte, sidechain bool) (chainEntry, bool) {
 	if len(line) == 0 || !validJSON(line) {
 		return chainEntry{}, false
 	}
@@ -93,7 +95,7 @@ func parseEntry(line []byte) (chainEntry, bool) {
 		uuid:    id.String(),
 		parent:  root.Get("parentUuid").String(),
 		message: typ == "user" || typ == "assistant",
-		hidden:  hiddenEntry(root),
+		hidden:  hiddenEntry(root, sidechain),
 	}
 	if e.message {
 		e.line = line
@@ -102,10 +104,10 @@ func parseEntry(line []byte) (chainEntry, bool) {
 }
 
 // hiddenEntry reports entries the SDKs leave out of a conversation:
-// sub-agent (sidechain) and team traffic, and meta messages the CLI
-// injects (caveats, reminders).
-func hiddenEntry(root gjson.Result) bool {
-	return root.Get("isSidechain").Bool() || root.Get("isMeta").Bool() || root.Get("teamName").String() != ""
+// sub-agent (sidechain) traffic, unless the transcript is a sub-agent's,
+// team traffic, and meta messages the CLI injects (caveats, reminders).
+func hiddenEntry(root gjson.Result, sidechain bool) bool {
+	return root.Get("isSidechain").Bool() && !sidechain || root.Get("isMeta").Bool() || root.Get("teamName").String() != ""
 }
 
 // pickLeaf returns the index of the message the current conversation ends
@@ -147,81 +149,11 @@ func nearestMessage(entries []chainEntry, byID map[string]int, i int) int {
 	return -1 // a cycle
 }
 
-// replayChain sends a conversation to the editor as session/update
-// notifications. Assistant entries go through the same translator as a live
-// turn (each entry is one complete content block), so tool calls, diffs,
-// command output and plans look as they did live; user entries become user
-// message chunks, or tool results. Tool calls left without a result (the
-// CLI was stopped under them) are marked failed.
-func replayChain(ctx context.Context, c acp.Client, id acp.SessionID, cwd string, chain [][]byte, log zerolog.Logger) error {
-	var sendErr error
-	send := func(u acp.SessionUpdate) {
-		if sendErr == nil {
-			sendErr = c.SessionUpdate(ctx, acp.SessionNotification{SessionID: id, Update: u})
-		}
-	}
-	tr := newTranslator(cwd, log)
-	tr.emit = send
-	for _, line := range chain {
-		root := gjson.ParseBytes(line)
-		switch root.Get("type").String() {
-		case "assistant":
-			tr.assistant(root)
-		case "user":
-			replayUser(tr, root, send)
-		}
-		if sendErr != nil {
-			return fmt.Errorf("replaying session %s: %w", id, sendErr)
-		}
-	}
-	tr.abandon()
-	if sendErr != nil {
-		return fmt.Errorf("replaying session %s: %w", id, sendErr)
-	}
-	return nil
-}
-
-// replayUser shows one user entry: the results of tool uses, or what the
-// user typed.
-func replayUser(tr *translator, root gjson.Result, send func(acp.SessionUpdate)) {
-	content := root.Get("message.content")
-	if content.Type == gjson.String {
-		if text, ok := typedText(content.String()); ok {
-			send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(text)}})
-		}
-		return
-	}
-	blocks := content.Array()
-	results := 0
-	for _, b := range blocks {
-		if b.Get("type").String() == "tool_result" {
-			results++
-		}
-	}
-	for _, b := range blocks {
-		switch b.Get("type").String() {
-		case "tool_result":
-			r := toolResult{id: b.Get("tool_use_id").String(), failed: b.Get("is_error").Bool(), block: b}
-			if results == 1 {
-				r.structured = root.Get("toolUseResult")
-			}
-			tr.toolResult(r)
-		case "text":
-			if text, ok := typedText(b.Get("text").String()); ok {
-				send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(text)}})
-			}
-		default:
-			if cb, ok := promptBlock(b); ok {
-				send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: cb}})
-			}
-		}
-	}
-}
-
 // Markers the CLI stores as user text that the user did not type.
 var (
 	interruptMarkers = []string{"[Request interrupted by user", "[Request cancelled by user"}
-	localMarkers     = []string{"<local-command-", "<command-message>", "<bash-stdout>", "<bash-stderr>"}
+	localMarkers     = []string{"<local-command-", "<command-message>", "<bash-stdout>", "<bash-stderr>",
+		taskNotification} // the CLI's own turn after a background task ended
 )
 
 // typedText returns the part of a stored user text the user typed: a slash

@@ -232,7 +232,7 @@ func (m *sessionMeta) line(line []byte) {
 		if m.cwd == "" {
 			m.cwd = root.Get("cwd").String()
 		}
-		if m.prompt == "" && !hiddenEntry(root) && !root.Get("isCompactSummary").Bool() {
+		if m.prompt == "" && !hiddenEntry(root, false) && !root.Get("isCompactSummary").Bool() {
 			m.prompt = promptText(root.Get("message.content"))
 		}
 	default:

@@ -239,7 +239,11 @@ type childSessions struct {
 	to func(id acp.SessionID, u acp.SessionUpdate)
 	// onRun tells the Session that a child runs (true) or has ended, so
 	// that it can stop one (Session.CancelChild).
-	onRun   func(id acp.SessionID, running bool)
+	onRun func(id acp.SessionID, running bool)
+	// final is set when the children are a loaded session's, replayed:
+	// they are over, and each is announced with the state it ended in
+	// (final of its Agent call), never running nor cancellable.
+	final   func(call string) acp.SubagentState
 	byCall  map[string]acp.SessionID        // Agent call id -> the child it runs
 	running map[acp.SessionID]acp.SessionID // running child -> the session it was announced on
 	order   []acp.SessionID                 // running children in start order
@@ -284,19 +288,27 @@ func (t *translator) childStarted(call string, tu *toolUse, root gjson.Result) {
 	host := t.childOf(tu.parent)
 	k := t.kids
 	k.byCall[call] = id
-	k.running[id] = host
-	k.order = append(k.order, id)
-	k.to(host, acp.SessionUpdate{SubagentUpdate: &acp.SubagentUpdate{
+	announce := &acp.SubagentUpdate{
 		SessionID:    id,
 		Title:        nonEmpty(root.Get("description").String()),
 		Description:  nonEmpty(root.Get("subagent_type").String()),
 		Capabilities: &acp.SubagentSessionCapabilities{Cancel: &acp.SessionCancelCapabilities{}},
 		State:        &acp.SubagentState{State: acp.SubagentRunning},
-	}})
+	}
+	if k.final != nil {
+		st := k.final(call)
+		announce.Capabilities, announce.State = nil, &st
+	} else {
+		k.running[id] = host
+		k.order = append(k.order, id)
+	}
+	k.to(host, acp.SessionUpdate{SubagentUpdate: announce})
 	if p := root.Get("prompt").String(); p != "" {
 		k.to(id, acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(p)}})
 	}
-	k.onRun(id, true)
+	if k.final == nil {
+		k.onRun(id, true)
+	}
 }
 
 // childChunk sends a sub-agent's text or thinking as its session's.
@@ -314,14 +326,19 @@ func (t *translator) childChunk(id acp.SessionID, text string, thought bool) {
 
 // childEnded ends the child an Agent call runs (task_notification).
 func (t *translator) childEnded(call, status string) {
-	var stop *acp.StopReason
+	t.endChild(t.childOf(call), endReason(status))
+}
+
+// endReason is the stop reason of a child whose task ended with status:
+// none for a failure, which the pinned schema has no stop reason for.
+func endReason(status string) *acp.StopReason {
 	switch status {
 	case "completed":
-		stop = acp.Ptr(acp.StopReasonEndTurn)
+		return acp.Ptr(acp.StopReasonEndTurn)
 	case "stopped", "killed", "cancelled":
-		stop = acp.Ptr(acp.StopReasonCancelled)
+		return acp.Ptr(acp.StopReasonCancelled)
 	}
-	t.endChild(t.childOf(call), stop)
+	return nil
 }
 
 // endChild sends a running child's final state.
