@@ -48,6 +48,15 @@ type Session struct {
 	// live is the running turn, which steering messages join (steer.go);
 	// nil between turns. Guarded by mu.
 	live *turn
+	// kids maps the running sub-agent threads to their running turn;
+	// guarded by mu (children.go).
+	kids map[string]string
+	// wg counts the sub-agent interrupts CancelChild sends; Close waits.
+	wg sync.WaitGroup
+
+	// subs are the session's sub-agents by thread id; used only by the
+	// turn's goroutine (subagent.go).
+	subs map[string]*subagent
 }
 
 func newSession(a *Adapter, c acp.Client, cwd, mode string) *Session {
@@ -132,6 +141,7 @@ func (s *Session) Close() error {
 	if !done {
 		s.a.forget(s)
 	}
+	s.wg.Wait()
 	return nil
 }
 
@@ -175,9 +185,10 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	if err != nil {
 		return "", fmt.Errorf("starting a codex turn: %w", err)
 	}
-	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator(),
+	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator(), maker: s.childMaker(),
 		asking: map[string]*question{}, answers: make(chan answer)}
 	defer t.settle()
+	defer t.leftChildren(ctx)
 	s.mu.Lock()
 	s.live = t
 	s.mu.Unlock()
@@ -214,6 +225,13 @@ type turn struct {
 	// only by the turn's goroutine.
 	asking  map[string]*question
 	answers chan answer
+	// maker makes the editor's child sessions; nil when it takes none
+	// (subagent.go).
+	maker acp.ChildClient
+	// deferred is the turn's result, held while sub-agents still run.
+	deferred *ending
+	// dead: the app-server ended during the turn.
+	dead bool
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
@@ -250,7 +268,7 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 			timer := time.NewTimer(t.s.a.opts.CancelGrace)
 			defer timer.Stop()
 			grace = timer.C
-			go t.interrupt(interrupted, &answered)
+			go t.interrupt(interrupted, &answered, t.deferred != nil)
 		case <-grace:
 			// Codex did not end the turn in time: answer cancelled; what
 			// it still sends about this turn is ignored. If it did not
@@ -270,10 +288,21 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 	}
 }
 
-// interrupt asks Codex to stop the turn and sets answered when Codex
-// answers; bounded, so run's deferred wait cannot hang.
-func (t *turn) interrupt(done chan<- struct{}, answered *atomic.Bool) {
+// interrupt asks Codex to stop the turn (unless it has ended, waiting for
+// sub-agents) and its sub-agents, and sets answered when Codex answers;
+// bounded, so run's deferred wait cannot hang.
+func (t *turn) interrupt(done chan<- struct{}, answered *atomic.Bool, ended bool) {
 	defer close(done)
+	kids := make(chan struct{})
+	go func() {
+		defer close(kids)
+		t.interruptChildren()
+	}()
+	defer func() { <-kids }()
+	if ended {
+		answered.Store(true)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), t.s.a.opts.CancelGrace)
 	defer cancel()
 	if err := t.srv.c.Call(ctx, mTurnInterrupt, turnRef{ThreadID: t.s.thread, TurnID: t.id}, nil); err != nil {
@@ -284,6 +313,7 @@ func (t *turn) interrupt(done chan<- struct{}, answered *atomic.Bool) {
 }
 
 func (t *turn) crashed() error {
+	t.dead = true
 	werr := t.srv.p.Wait()
 	if werr == nil {
 		werr = errors.New("exited")
@@ -323,12 +353,16 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 	if err := lenient(json.Unmarshal(m.Params, &ev)); err != nil {
 		return "", false, nil
 	}
-	if len(m.ID) == 0 && ev.TurnID != "" && ev.TurnID != t.id {
+	child := ev.ThreadID != "" && ev.ThreadID != t.s.thread
+	if !child && len(m.ID) == 0 && ev.TurnID != "" && ev.TurnID != t.id {
 		return "", false, nil // an earlier turn's stragglers
 	}
 	// What comes next follows the text gathered so far.
 	if err := t.flush(ctx); err != nil {
 		return "", true, err
+	}
+	if child {
+		return t.child(ctx, m, &ev)
 	}
 	if len(m.ID) > 0 {
 		t.request(ctx, m, &ev)
@@ -349,13 +383,24 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 		if ev.Turn == nil || ev.Turn.ID != t.id {
 			return "", false, nil
 		}
-		return t.completed(ctx, ev.Turn)
+		stop, end, err := t.completed(ctx, ev.Turn)
+		if end && ctx.Err() == nil && t.childrenRunning() {
+			t.deferred = &ending{stop, err} // ends with the last sub-agent
+			return "", false, nil
+		}
+		return stop, end, err
 	case nError:
 		switch {
 		case ev.Error != nil && ev.WillRetry:
 			t.retrying(ctx, ev.Error)
 		case ev.Error != nil:
 			t.failure = ev.Error
+		}
+		return "", false, nil
+	}
+	if ok, err := t.agentItem(ctx, t.s.thread, m.Method, ev.Item); ok {
+		if err != nil && ctx.Err() == nil {
+			return "", true, err
 		}
 		return "", false, nil
 	}
