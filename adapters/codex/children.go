@@ -77,6 +77,9 @@ func spawned(m *message) []string {
 	return nil
 }
 
+// mCleanTerminals ends a thread's background commands (experimental).
+const mCleanTerminals = "thread/backgroundTerminals/clean"
+
 var _ acp.ChildCanceller = (*Session)(nil)
 
 // CancelChild stops one sub-agent: turn/interrupt of its running turn,
@@ -102,13 +105,18 @@ func (s *Session) CancelChild(id acp.SessionID) bool {
 	return true
 }
 
-// interruptChild asks Codex to stop the sub-agent thread's turn, bounded
-// by the cancel grace.
+// interruptChild asks Codex to stop the sub-agent thread's turn and the
+// commands it started, bounded by the cancel grace. Codex 0.169 leaves a
+// command of an interrupted turn running as a background terminal of the
+// thread (unified exec), which thread/backgroundTerminals/clean ends.
 func (s *Session) interruptChild(srv *appServer, thread, turnID string) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.a.opts.CancelGrace)
 	defer cancel()
 	if err := srv.c.Call(ctx, mTurnInterrupt, turnRef{ThreadID: thread, TurnID: turnID}, nil); err != nil {
 		s.a.opts.Logger.Debug().Err(err).Str("child", thread).Msg("turn/interrupt of a sub-agent")
+	}
+	if err := srv.c.Call(ctx, mCleanTerminals, map[string]string{"threadId": thread}, nil); err != nil {
+		s.a.opts.Logger.Debug().Err(err).Str("child", thread).Msg("ending a sub-agent's commands")
 	}
 }
 
@@ -129,6 +137,7 @@ func (s *Session) stopChildren(srv *appServer) {
 	for thread, turnID := range kids {
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		_ = srv.c.Call(ctx, mTurnInterrupt, turnRef{ThreadID: thread, TurnID: turnID}, nil)
+		_ = srv.c.Call(ctx, mCleanTerminals, map[string]string{"threadId": thread}, nil)
 		cancel()
 	}
 }

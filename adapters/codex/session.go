@@ -53,6 +53,8 @@ type Session struct {
 	kids map[string]string
 	// wg counts the sub-agent interrupts CancelChild sends; Close waits.
 	wg sync.WaitGroup
+	// prompts counts the running Prompts; Close waits for them to end.
+	prompts sync.WaitGroup
 
 	// subs are the session's sub-agents by thread id; used only by the
 	// turn's goroutine (subagent.go).
@@ -138,6 +140,10 @@ func (s *Session) Close() error {
 	done := s.closed
 	s.closed = true
 	s.mu.Unlock()
+	// The cancelled turn ends its sub-agents' turns (within the cancel
+	// grace) while their messages still reach it; forget then stops
+	// routing them.
+	s.prompts.Wait()
 	if !done {
 		s.a.forget(s)
 	}
@@ -151,6 +157,12 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.closing, cancel)()
+	s.mu.Lock()
+	if !s.closed { // Close waits for the prompts it did not see closed
+		s.prompts.Add(1)
+		defer s.prompts.Done()
+	}
+	s.mu.Unlock()
 	srv, err := s.a.server(ctx)
 	if err != nil {
 		return "", err
@@ -384,7 +396,7 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 			return "", false, nil
 		}
 		stop, end, err := t.completed(ctx, ev.Turn)
-		if end && ctx.Err() == nil && t.childrenRunning() {
+		if end && t.childrenRunning() {
 			t.deferred = &ending{stop, err} // ends with the last sub-agent
 			return "", false, nil
 		}

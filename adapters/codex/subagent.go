@@ -249,6 +249,9 @@ func (t *turn) child(ctx context.Context, m *message, ev *event) (acp.StopReason
 		if ev.Turn == nil || ev.Turn.ID != sa.turn {
 			break
 		}
+		if ev.Turn.Status == "interrupted" {
+			t.cleanChild(sa.thread)
+		}
 		if err = t.childEnded(ctx, sa, ev.Turn.Status); err == nil && t.deferred != nil && !t.childrenRunning() {
 			d := t.deferred
 			if ctx.Err() != nil {
@@ -334,6 +337,18 @@ func (t *turn) childEnded(ctx context.Context, sa *subagent, status string) erro
 		u.Content = []acp.ToolCallContent{acp.ToolContentText(report)}
 	}
 	return t.to(ctx, sa.host, acp.SessionUpdate{ToolCallUpdate: u})
+}
+
+// cleanChild ends the commands an interrupted sub-agent turn left running:
+// Codex 0.169 keeps them as background terminals of the thread, and one
+// asked to clean them while the turn is still being interrupted finds
+// none yet. Bounded by the cancel grace.
+func (t *turn) cleanChild(thread string) {
+	ctx, cancel := context.WithTimeout(context.Background(), t.s.a.opts.CancelGrace)
+	defer cancel()
+	if err := t.srv.c.Call(ctx, mCleanTerminals, map[string]string{"threadId": thread}, nil); err != nil {
+		t.s.a.opts.Logger.Debug().Err(err).Str("child", thread).Msg("ending an interrupted sub-agent's commands")
+	}
 }
 
 // childrenRunning reports whether a sub-agent's turn runs.

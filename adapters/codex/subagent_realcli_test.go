@@ -429,3 +429,94 @@ func TestRealCodexSubagentCancelChild(t *testing.T) {
 		t.Error("the cancelled child's command ran")
 	}
 }
+
+// TestRealCodexSubagentNothingLeft stops a session's turn while its
+// sub-agent runs a long command, in each way a turn can be stopped: the
+// child session ends (cancelled, or with no stop reason after a crash,
+// whose cause is not the child's) and no process of the sub-agent is
+// left running.
+func TestRealCodexSubagentNothingLeft(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		stop  func(a *Adapter, s acp.Session, cancel context.CancelFunc)
+		state string // the child's last state
+		err   bool   // Prompt fails
+	}{
+		{"cancel", func(_ *Adapter, _ acp.Session, cancel context.CancelFunc) { cancel() }, "idle/cancelled", false},
+		{"close", func(_ *Adapter, s acp.Session, _ context.CancelFunc) { s.Close() }, "idle/cancelled", false},
+		{"crash", func(a *Adapter, _ acp.Session, _ context.CancelFunc) {
+			a.mu.Lock()
+			pid := a.srv.p.Pid()
+			a.mu.Unlock()
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
+		}, "idle", true},
+		{"exit", func(a *Adapter, _ acp.Session, _ context.CancelFunc) { a.Close() }, "idle", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, env := subagentCodex(t)
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			pctx, pcancel := context.WithCancel(ctx)
+			defer pcancel()
+			e := newSubEditor(t, true)
+			sleeping := make(chan struct{})
+			var once sync.Once
+			e.onUpdate = func(session acp.SessionID, u map[string]any) {
+				if title, _ := u["title"].(string); u["sessionUpdate"] == "tool_call" && strings.Contains(title, "sleep 613") {
+					once.Do(func() { close(sleeping) })
+				}
+			}
+			s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: env.Dir}, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			go func() {
+				select {
+				case <-sleeping:
+					// The command is announced as it starts; let it start.
+					// Codex 0.169 loses a command interrupted while it is
+					// still being started (its item ends failed, the process
+					// runs on until the app-server stops, and no background
+					// terminal lists it), so the stop waits a second more.
+					for i := 0; i < 100 && len(sleepers(env)) == 0; i++ {
+						time.Sleep(50 * time.Millisecond)
+					}
+					time.Sleep(time.Second)
+					tt.stop(a, s, pcancel)
+				case <-pctx.Done():
+				}
+			}()
+			stop, err := promptText(pctx, s, "Ask a sleepy helper to sleep.")
+			if tt.err != (err != nil) || (!tt.err && stop != acp.StopReasonCancelled) {
+				t.Errorf("Prompt = %q, %v; want cancelled, or an error: %v", stop, err, tt.err)
+			}
+			frames := e.all()
+			child := announcedChild(t, frames, s.ID(), "sleepy")
+			if st := childStates(frames, s.ID(), child); len(st) == 0 || st[len(st)-1] != tt.state {
+				t.Errorf("child states %q, want the last %s", st, tt.state)
+			}
+			deadline := time.Now().Add(15 * time.Second)
+			for len(sleepers(env)) > 0 && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if left := sleepers(env); len(left) > 0 {
+				t.Errorf("the sub-agent's command is still running: %q", left)
+			}
+		})
+	}
+}
+
+// sleepers are the run's processes that run the sleepy sub-agent's
+// command.
+func sleepers(env *codexenv.Env) []string {
+	var out []string
+	for _, p := range env.Processes(0) {
+		if strings.Contains(p, "sleep 613") {
+			out = append(out, p[:min(len(p), 60)])
+		}
+	}
+	return out
+}
