@@ -90,6 +90,9 @@ type Adapter struct {
 	srv      *appServer          // guarded by mu; nil before the first start
 	gen      int                 // guarded by mu; app-servers started so far
 	sessions map[string]*Session // guarded by mu; by thread id
+	// children maps the sub-agent threads Codex runs for a session (and
+	// for its sub-agents) to that session; guarded by mu (children.go).
+	children map[string]*Session
 	models   modelList
 	spare    *spare // guarded by mu; the thread started ahead, if any
 	// pending holds the queues of spare threads Codex has started that no
@@ -157,7 +160,8 @@ func New(opts Options) *Adapter {
 	}
 	opts.Logger = opts.Logger.With().Str("adapter", "codex").Logger()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Adapter{opts: opts, lookPath: lookPath, ctx: ctx, cancel: cancel, sessions: map[string]*Session{}, pending: map[string]*queue{}}
+	return &Adapter{opts: opts, lookPath: lookPath, ctx: ctx, cancel: cancel, sessions: map[string]*Session{},
+		children: map[string]*Session{}, pending: map[string]*queue{}}
 }
 
 // Info describes Codex: images and embedded context in prompts. It is
@@ -295,8 +299,12 @@ func (a *Adapter) route(srv *appServer, m *message) {
 	}
 	a.mu.Lock()
 	var q *queue
-	if s := a.sessions[ref.ThreadID]; s != nil {
+	if s := a.sessionOf(ref.ThreadID); s != nil {
 		q = s.q
+		if a.adoptLocked(s, m) {
+			a.mu.Unlock()
+			return
+		}
 	} else if ref.ThreadID != "" {
 		q = a.pending[ref.ThreadID]
 		if q == nil && len(m.ID) == 0 {
@@ -386,8 +394,14 @@ func (a *Adapter) opened(ctx context.Context, srv *appServer, s *Session, res *t
 func (a *Adapter) forget(s *Session) {
 	a.mu.Lock()
 	delete(a.sessions, s.thread)
+	for id, owner := range a.children {
+		if owner == s {
+			delete(a.children, id)
+		}
+	}
 	srv := a.srv
 	a.mu.Unlock()
+	s.stopChildren(srv)
 	if srv != nil && srv.gen == s.gen {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()

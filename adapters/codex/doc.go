@@ -50,6 +50,10 @@
 //     (-32000) at session open and prompt, and so is a prompt the provider
 //     refuses (codexErrorInfo unauthorized, HTTP 401), with Codex's
 //     message; logout is account/logout;
+//   - sub-agent threads (subAgentActivity, collabAgentToolCall): child
+//     sessions for an editor that takes them, else tool calls tied to the
+//     spawn call by _meta (subagent.go, children.go); cancel of a child is
+//     turn/interrupt of its thread;
 //   - warnings and errors outside a turn are notices (session.notices),
 //     never agent text; the editor's MCP servers and additional
 //     directories are thread/start config overrides;

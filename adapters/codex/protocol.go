@@ -18,6 +18,7 @@ const (
 	mTurnStart       = "turn/start"
 	mTurnInterrupt   = "turn/interrupt"
 	nTurnCompleted   = "turn/completed"
+	nTurnStarted     = "turn/started"
 	nItemStarted     = "item/started"
 	nItemCompleted   = "item/completed"
 	nAgentDelta      = "item/agentMessage/delta"
@@ -192,6 +193,22 @@ type item struct {
 	Result           json.RawMessage `json:"result"`
 	Query            string          `json:"query"`
 	Path             string          `json:"path"`
+
+	// Sub-agents: subAgentActivity (multi-agent v2) and
+	// collabAgentToolCall items (whose Tool names the collab tool).
+	Kind              string                `json:"kind"`
+	AgentThreadID     string                `json:"agentThreadId"`
+	AgentPath         string                `json:"agentPath"`
+	Prompt            *string               `json:"prompt"`
+	ReceiverThreadIDs []string              `json:"receiverThreadIds"`
+	AgentsStates      map[string]agentState `json:"agentsStates"`
+}
+
+// agentState is a CollabAgentState: a sub-agent's status as a collab tool
+// call last saw it.
+type agentState struct {
+	Status  string  `json:"status"`
+	Message *string `json:"message"`
 }
 
 type commandAction struct {

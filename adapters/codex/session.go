@@ -48,6 +48,17 @@ type Session struct {
 	// live is the running turn, which steering messages join (steer.go);
 	// nil between turns. Guarded by mu.
 	live *turn
+	// kids maps the running sub-agent threads to their running turn;
+	// guarded by mu (children.go).
+	kids map[string]string
+	// wg counts the sub-agent interrupts CancelChild sends; Close waits.
+	wg sync.WaitGroup
+	// prompts counts the running Prompts; Close waits for them to end.
+	prompts sync.WaitGroup
+
+	// subs are the session's sub-agents by thread id; used only by the
+	// turn's goroutine (subagent.go).
+	subs map[string]*subagent
 }
 
 func newSession(a *Adapter, c acp.Client, cwd, mode string) *Session {
@@ -129,9 +140,14 @@ func (s *Session) Close() error {
 	done := s.closed
 	s.closed = true
 	s.mu.Unlock()
+	// The cancelled turn ends its sub-agents' turns (within the cancel
+	// grace) while their messages still reach it; forget then stops
+	// routing them.
+	s.prompts.Wait()
 	if !done {
 		s.a.forget(s)
 	}
+	s.wg.Wait()
 	return nil
 }
 
@@ -141,6 +157,12 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.closing, cancel)()
+	s.mu.Lock()
+	if !s.closed { // Close waits for the prompts it did not see closed
+		s.prompts.Add(1)
+		defer s.prompts.Done()
+	}
+	s.mu.Unlock()
 	srv, err := s.a.server(ctx)
 	if err != nil {
 		return "", err
@@ -175,9 +197,10 @@ func (s *Session) Prompt(ctx context.Context, req acp.PromptRequest) (acp.StopRe
 	if err != nil {
 		return "", fmt.Errorf("starting a codex turn: %w", err)
 	}
-	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator(),
+	t := &turn{s: s, srv: srv, id: res.Turn.ID, tr: newTranslator(), maker: s.childMaker(),
 		asking: map[string]*question{}, answers: make(chan answer)}
 	defer t.settle()
+	defer t.leftChildren(ctx)
 	s.mu.Lock()
 	s.live = t
 	s.mu.Unlock()
@@ -214,18 +237,13 @@ type turn struct {
 	// only by the turn's goroutine.
 	asking  map[string]*question
 	answers chan answer
-}
-
-// question is an approval the editor is being asked.
-type question struct {
-	cancel    context.CancelFunc
-	withdrawn bool // Codex resolved it otherwise: no answer is sent
-}
-
-// answer is the result for the app-server's request id.
-type answer struct {
-	id     json.RawMessage
-	result any
+	// maker makes the editor's child sessions; nil when it takes none
+	// (subagent.go).
+	maker acp.ChildClient
+	// deferred is the turn's result, held while sub-agents still run.
+	deferred *ending
+	// dead: the app-server ended during the turn.
+	dead bool
 }
 
 func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
@@ -262,7 +280,7 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 			timer := time.NewTimer(t.s.a.opts.CancelGrace)
 			defer timer.Stop()
 			grace = timer.C
-			go t.interrupt(interrupted, &answered)
+			go t.interrupt(interrupted, &answered, t.deferred != nil)
 		case <-grace:
 			// Codex did not end the turn in time: answer cancelled; what
 			// it still sends about this turn is ignored. If it did not
@@ -282,10 +300,21 @@ func (t *turn) run(ctx context.Context) (acp.StopReason, error) {
 	}
 }
 
-// interrupt asks Codex to stop the turn and sets answered when Codex
-// answers; bounded, so run's deferred wait cannot hang.
-func (t *turn) interrupt(done chan<- struct{}, answered *atomic.Bool) {
+// interrupt asks Codex to stop the turn (unless it has ended, waiting for
+// sub-agents) and its sub-agents, and sets answered when Codex answers;
+// bounded, so run's deferred wait cannot hang.
+func (t *turn) interrupt(done chan<- struct{}, answered *atomic.Bool, ended bool) {
 	defer close(done)
+	kids := make(chan struct{})
+	go func() {
+		defer close(kids)
+		t.interruptChildren()
+	}()
+	defer func() { <-kids }()
+	if ended {
+		answered.Store(true)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), t.s.a.opts.CancelGrace)
 	defer cancel()
 	if err := t.srv.c.Call(ctx, mTurnInterrupt, turnRef{ThreadID: t.s.thread, TurnID: t.id}, nil); err != nil {
@@ -296,6 +325,7 @@ func (t *turn) interrupt(done chan<- struct{}, answered *atomic.Bool) {
 }
 
 func (t *turn) crashed() error {
+	t.dead = true
 	werr := t.srv.p.Wait()
 	if werr == nil {
 		werr = errors.New("exited")
@@ -335,12 +365,16 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 	if err := lenient(json.Unmarshal(m.Params, &ev)); err != nil {
 		return "", false, nil
 	}
-	if len(m.ID) == 0 && ev.TurnID != "" && ev.TurnID != t.id {
+	child := ev.ThreadID != "" && ev.ThreadID != t.s.thread
+	if !child && len(m.ID) == 0 && ev.TurnID != "" && ev.TurnID != t.id {
 		return "", false, nil // an earlier turn's stragglers
 	}
 	// What comes next follows the text gathered so far.
 	if err := t.flush(ctx); err != nil {
 		return "", true, err
+	}
+	if child {
+		return t.child(ctx, m, &ev)
 	}
 	if len(m.ID) > 0 {
 		t.request(ctx, m, &ev)
@@ -361,13 +395,24 @@ func (t *turn) handle(ctx context.Context, m *message) (stop acp.StopReason, end
 		if ev.Turn == nil || ev.Turn.ID != t.id {
 			return "", false, nil
 		}
-		return t.completed(ctx, ev.Turn)
+		stop, end, err := t.completed(ctx, ev.Turn)
+		if end && t.childrenRunning() {
+			t.deferred = &ending{stop, err} // ends with the last sub-agent
+			return "", false, nil
+		}
+		return stop, end, err
 	case nError:
 		switch {
 		case ev.Error != nil && ev.WillRetry:
 			t.retrying(ctx, ev.Error)
 		case ev.Error != nil:
 			t.failure = ev.Error
+		}
+		return "", false, nil
+	}
+	if ok, err := t.agentItem(ctx, t.s.thread, m.Method, ev.Item); ok {
+		if err != nil && ctx.Err() == nil {
+			return "", true, err
 		}
 		return "", false, nil
 	}
@@ -445,141 +490,4 @@ func (t *turn) completed(ctx context.Context, ti *turnInfo) (acp.StopReason, boo
 		return "", true, t.failed(f)
 	}
 	return acp.StopReasonEndTurn, true, nil
-}
-
-// request answers a server-to-client request: approvals go to the editor;
-// anything else is refused.
-func (t *turn) request(ctx context.Context, m *message, ev *event) {
-	c := t.srv.c
-	if m.Method == rUserInput && ev.TurnID == t.id && ctx.Err() == nil {
-		t.askUser(ctx, m.ID, ev)
-		return
-	}
-	if m.Method == rPermissions && ev.TurnID == t.id && ctx.Err() == nil {
-		t.askPermissions(ctx, m.ID, ev)
-		return
-	}
-	if m.Method != rCommandApproval && m.Method != rFileApproval {
-		_ = c.ReplyError(m.ID, &rpcError{Code: -32601, Message: "not supported by acpbridge: " + m.Method})
-		return
-	}
-	if ev.TurnID != t.id || ctx.Err() != nil {
-		_ = c.Reply(m.ID, map[string]any{"decision": "cancel"})
-		return
-	}
-	a := newApproval(m.Method, ev)
-	req := a.request(t.s.ID(), m.Method, ev)
-	qctx, cancel := context.WithCancel(ctx)
-	t.asking[string(m.ID)] = &question{cancel: cancel}
-	// Asked off the turn's goroutine, so that the turn keeps reading: Codex
-	// may withdraw the question (serverRequest/resolved) while the editor
-	// has it. settle waits for the answer.
-	go func() {
-		resp, err := t.s.client.RequestPermission(qctx, req)
-		if qctx.Err() != nil {
-			err = qctx.Err()
-		}
-		t.answers <- answer{id: m.ID, result: map[string]any{"decision": a.decision(resp, err)}}
-	}()
-}
-
-// answered sends the editor's decision to Codex, unless Codex withdrew the
-// question meanwhile.
-func (t *turn) answered(a answer) {
-	q := t.asking[string(a.id)]
-	delete(t.asking, string(a.id))
-	if q == nil {
-		return
-	}
-	q.cancel()
-	if !q.withdrawn {
-		_ = t.srv.c.Reply(a.id, a.result)
-	}
-}
-
-// withdraw ends the editor's question Codex resolved otherwise.
-func (t *turn) withdraw(params json.RawMessage) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return
-	}
-	if q := t.asking[string(p.RequestID)]; q != nil {
-		q.withdrawn = true
-		q.cancel()
-	}
-}
-
-// settle withdraws the questions still open when the turn ends (each is
-// answered cancel, which Codex ignores for an ended turn) and waits for
-// their goroutines.
-func (t *turn) settle() {
-	for _, q := range t.asking {
-		q.cancel()
-	}
-	for len(t.asking) > 0 {
-		t.answered(<-t.answers)
-	}
-}
-
-// promptInput is turn/start's input for an ACP prompt: text as text,
-// images as data URLs, resources and links as text the model can read.
-func promptInput(blocks []acp.ContentBlock) []userInput {
-	var in []userInput
-	var text strings.Builder
-	flush := func() {
-		if text.Len() > 0 {
-			in = append(in, userInput{Type: "text", Text: text.String(), TextElements: &[]any{}})
-			text.Reset()
-		}
-	}
-	for _, b := range blocks {
-		switch {
-		case b.Text != nil:
-			text.WriteString(b.Text.Text)
-		case b.Image != nil:
-			flush()
-			in = append(in, userInput{Type: "image", URL: "data:" + b.Image.MimeType + ";base64," + b.Image.Data})
-		case b.ResourceLink != nil:
-			fmt.Fprintf(&text, "\n[%s](%s)\n", b.ResourceLink.Name, b.ResourceLink.URI)
-		case b.Resource != nil:
-			if r := b.Resource.Resource.Text; r != nil {
-				fmt.Fprintf(&text, "\n<context ref=%q>\n%s\n</context>\n", r.URI, r.Text)
-			}
-		}
-	}
-	flush()
-	if len(in) == 0 {
-		in = []userInput{{Type: "text", Text: "", TextElements: &[]any{}}}
-	}
-	return in
-}
-
-// queue holds the app-server's messages about one thread until the turn's
-// goroutine takes them. push never blocks (the reader goroutine calls it).
-type queue struct {
-	mu     sync.Mutex
-	items  []*message    // guarded by mu
-	signal chan struct{} // 1-buffered: something was pushed
-}
-
-func newQueue() *queue { return &queue{signal: make(chan struct{}, 1)} }
-
-func (q *queue) push(m *message) {
-	q.mu.Lock()
-	q.items = append(q.items, m)
-	q.mu.Unlock()
-	select {
-	case q.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (q *queue) take() []*message {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items := q.items
-	q.items = nil
-	return items
 }

@@ -162,7 +162,7 @@ func (p *player) turnEnd() int {
 		return len(p.steps)
 	}
 	i := p.find(p.pos, len(p.steps), func(s step) bool {
-		return s.dir == recording.FromAgent && p.opts.Protocol.TurnEnd(s.msg, p.turn.start.ID)
+		return s.dir == recording.FromAgent && p.opts.Protocol.TurnEnd(s.msg, p.turn.start)
 	})
 	if i < 0 {
 		return len(p.steps)

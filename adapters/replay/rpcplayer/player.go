@@ -199,7 +199,7 @@ func (p *player) play(st step) error {
 	case m.isRequest():
 		p.asks[idKey(m.ID)] = m
 	}
-	if p.turn != nil && p.opts.Protocol.TurnEnd(st.msg, p.turn.start.ID) {
+	if p.turn != nil && p.opts.Protocol.TurnEnd(st.msg, p.turn.start) {
 		p.turn = nil
 	}
 	return p.write(line)

@@ -169,8 +169,15 @@ func (d *codexDialect) prompt(ctx context.Context, h *rpcHost, text string) erro
 	return nil
 }
 
+// turnEnd waits for the end of the thread's turn; a sub-agent's thread
+// ends turns of its own.
 func (d *codexDialect) turnEnd(ctx context.Context, h *rpcHost) error {
-	_, _, err := h.waitFor(ctx, d.from, "turn/completed", func(m rpcLine) bool { return m.Method == "turn/completed" })
+	_, _, err := h.waitFor(ctx, d.from, "turn/completed", func(m rpcLine) bool {
+		var p struct {
+			ThreadID string `json:"threadId"`
+		}
+		return m.Method == "turn/completed" && json.Unmarshal(m.Params, &p) == nil && p.ThreadID == d.thread
+	})
 	return err
 }
 

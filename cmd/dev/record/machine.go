@@ -70,8 +70,11 @@ func (m machine) scrubber(authored string) func(string) string {
 	paths := slices.Clone(m.paths)
 	slices.SortStableFunc(paths, func(a, b string) int { return len(b) - len(a) })
 	for _, p := range paths {
-		// "/", "/tmp" or a parent of the placeholders would mangle them.
-		if len(p) > 1 && p != placeTmp && !strings.HasPrefix(placeProject+"/", p+"/") {
+		// "/", "/tmp" or a parent of the placeholders would mangle them. A
+		// path the scenario writes itself is not this machine's: Codex
+		// names its agents /root/NAME, which a home of /root would turn
+		// into /home/user/NAME.
+		if len(p) > 1 && p != placeTmp && !strings.HasPrefix(placeProject+"/", p+"/") && !strings.Contains(authored, p+"/") {
 			pairs = append(pairs, p, placeHome)
 		}
 	}
