@@ -4,9 +4,11 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +30,17 @@ import (
 //	bridge RSS   the bridge's peak resident set
 //	agent RSS    the sum of the peaks of the bridge's descendants (Qwen's tree)
 //
+// A second table splits launch to first chunk, from the bridge's trace
+// (--trace) of each sample:
+//
+//	Qwen up      launch to Qwen's first line to the bridge (its answer to
+//	             initialize: the ACP request, or the control request)
+//	prompt in    launch to the bridge writing the first prompt to Qwen
+//	first chunk  launch to the first text chunk
+//
 // b.N is the number of rounds (make bench-qwen: QWEN_ROUNDS, default 5);
-// the table gives medians, RSS the largest.
+// the tables give medians, RSS the largest; each sample is logged too, with
+// the load average, as the machine's load moves these times a lot.
 func BenchmarkQwen(b *testing.B) {
 	a, _ := agentenv.Lookup("qwen")
 	if _, err := a.Path(); err != nil {
@@ -44,12 +55,15 @@ func BenchmarkQwen(b *testing.B) {
 		}},
 	}
 	samples := map[string][]qwenSample{}
-	for range b.N {
+	for round := range b.N {
 		for _, s := range subjects {
 			got, err := qwenBenchSample(b.Context(), s)
 			if err != nil {
 				b.Fatalf("%s: %v", s.name, err)
 			}
+			b.Logf("round %d, %s: start %v, first chunk %v, long turn %v; Qwen up %v, prompt in %v, first chunk %v after launch; load average %s",
+				round+1, s.name, got.start.Round(time.Millisecond), got.first.Round(time.Millisecond), got.turn.Round(time.Millisecond),
+				got.up.Round(time.Millisecond), got.promptIn.Round(time.Millisecond), got.firstAt.Round(time.Millisecond), loadAverage())
 			samples[s.name] = append(samples[s.name], got)
 		}
 	}
@@ -80,6 +94,19 @@ func BenchmarkQwen(b *testing.B) {
 		b.ReportMetric(float64(bridge)/(1<<20), "bridge-MB-"+key)
 		b.ReportMetric(float64(agent)/(1<<20), "agent-MB-"+key)
 	}
+	fmt.Fprintf(&t, "\nlaunch to ... (medians):\n| | Qwen up | prompt in | first chunk |\n|---|---|---|---|\n")
+	for _, s := range subjects {
+		ss := samples[s.name]
+		f := func(get func(qwenSample) time.Duration) float64 {
+			var v []float64
+			for _, x := range ss {
+				v = append(v, float64(get(x))/float64(time.Millisecond))
+			}
+			return median(v)
+		}
+		fmt.Fprintf(&t, "| %s | %.0f ms | %.0f ms | %.0f ms |\n", s.name, f(func(x qwenSample) time.Duration { return x.up }),
+			f(func(x qwenSample) time.Duration { return x.promptIn }), f(func(x qwenSample) time.Duration { return x.firstAt }))
+	}
 	b.Log("\n" + t.String())
 }
 
@@ -91,6 +118,8 @@ type qwenSubject struct {
 type qwenSample struct {
 	start, first, turn  time.Duration
 	bridgeRSS, agentRSS int64
+	// up, promptIn and firstAt are measured from launch (the trace).
+	up, promptIn, firstAt time.Duration
 }
 
 // qwenLong is the long turn's answer.
@@ -120,7 +149,8 @@ func qwenBenchSample(ctx context.Context, s qwenSubject) (qwenSample, error) {
 		return out, err
 	}
 	argv := append([]string{binPath}, s.args(env.Argv[0], env.Argv[1+len(env.Agent.ACPArgs):])...)
-	a, err := startChild(ctx, argv, env.Env, env.Dir)
+	trace := filepath.Join(root, "trace.jsonl")
+	a, err := startChild(ctx, argv, append(env.Env, "ACPBRIDGE_TRACE="+trace), env.Dir)
 	if err != nil {
 		return out, err
 	}
@@ -151,6 +181,12 @@ func qwenBenchSample(ctx context.Context, s qwenSubject) (qwenSample, error) {
 		return out, errors.New("the first prompt streamed no text")
 	}
 	out.first = first.Sub(start)
+	out.firstAt = first.Sub(a.started)
+	up, in, err := qwenPhases(trace, "SAY-HELLO")
+	if err != nil {
+		return out, err
+	}
+	out.up, out.promptIn = up.Sub(a.started), in.Sub(a.started)
 	var text strings.Builder
 	start = time.Now()
 	if _, err := a.prompt(sid, "STREAM-LONG please.", func(t string) { text.WriteString(t) }); err != nil {
@@ -184,4 +220,31 @@ func descendants(pid int) []int {
 func qwenVersion() string {
 	a, _ := agentenv.Lookup("qwen")
 	return a.Version
+}
+
+// qwenPhases reads a bridge trace up to the first prompt: when Qwen wrote
+// its first line to the bridge, and when the bridge wrote it the prompt
+// that contains marker.
+func qwenPhases(path, marker string) (up, promptIn time.Time, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return up, promptIn, err
+	}
+	for line := range strings.Lines(string(data)) {
+		var f struct {
+			Time time.Time       `json:"time"`
+			Dir  string          `json:"dir"`
+			Msg  json.RawMessage `json:"msg"`
+		}
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			return up, promptIn, fmt.Errorf("%s: %w", path, err)
+		}
+		switch {
+		case f.Dir == "agent->bridge" && up.IsZero():
+			up = f.Time
+		case f.Dir == "bridge->agent" && strings.Contains(string(f.Msg), marker):
+			return up, f.Time, nil
+		}
+	}
+	return up, promptIn, fmt.Errorf("%s: no line from Qwen, or no prompt with %q written to it", path, marker)
 }
