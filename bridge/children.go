@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 
@@ -43,19 +42,9 @@ func (c *connection) addChild(id, parent acp.SessionID) {
 // of this session. Callers hold sc.mu, and the session is bound: the
 // frame is about to be written.
 func (sc *sessionClient) noteChild(method string, params json.RawMessage) {
-	if method != acp.MethodSessionUpdate || !bytes.Contains(params, []byte(`"subagent_update"`)) {
-		return
+	if id, ok := acp.AnnouncedChild(method, params); ok {
+		sc.c.addChild(id, sc.id)
 	}
-	var n struct {
-		Update struct {
-			Kind      string        `json:"sessionUpdate"`
-			SessionID acp.SessionID `json:"sessionId"`
-		} `json:"update"`
-	}
-	if json.Unmarshal(params, &n) != nil || n.Update.Kind != "subagent_update" {
-		return
-	}
-	sc.c.addChild(n.Update.SessionID, sc.id)
 }
 
 // childClient is the editor as a child session sees it: the parent's

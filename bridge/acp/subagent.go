@@ -1,5 +1,10 @@
 package acp
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // Sub-agent sessions: UNSTABLE in ACP (schema.unstable.json of the pinned
 // TypeScript SDK), so nothing may be sent with them to a client that did
 // not advertise clientCapabilities.subagents.
@@ -51,3 +56,22 @@ const (
 	SubagentIdle           = "idle"
 	SubagentUnknown        = "unknown"
 )
+
+// AnnouncedChild is the child session a raw frame announces: the session
+// id of a session/update whose update is a subagent_update. Frames that
+// announce none are told apart without decoding.
+func AnnouncedChild(method string, params json.RawMessage) (SessionID, bool) {
+	if method != MethodSessionUpdate || !bytes.Contains(params, []byte(`"subagent_update"`)) {
+		return "", false
+	}
+	var n struct {
+		Update struct {
+			Kind      string    `json:"sessionUpdate"`
+			SessionID SessionID `json:"sessionId"`
+		} `json:"update"`
+	}
+	if json.Unmarshal(params, &n) != nil || n.Update.Kind != "subagent_update" || n.Update.SessionID == "" {
+		return "", false
+	}
+	return n.Update.SessionID, true
+}

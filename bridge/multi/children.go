@@ -1,7 +1,6 @@
 package multi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 
@@ -103,17 +102,8 @@ func (r *relay) isKid(params json.RawMessage) bool {
 
 // noteAnnounced notes the child a raw agent's session/update announces.
 func (r *relay) noteAnnounced(method string, params json.RawMessage) {
-	if method != acp.MethodSessionUpdate || !bytes.Contains(params, []byte(`"subagent_update"`)) {
-		return
-	}
-	var n struct {
-		Update struct {
-			Kind      string        `json:"sessionUpdate"`
-			SessionID acp.SessionID `json:"sessionId"`
-		} `json:"update"`
-	}
-	if json.Unmarshal(params, &n) == nil && n.Update.Kind == "subagent_update" {
-		r.noteKid(n.Update.SessionID)
+	if id, ok := acp.AnnouncedChild(method, params); ok {
+		r.noteKid(id)
 	}
 }
 
