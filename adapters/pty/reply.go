@@ -2,6 +2,7 @@ package pty
 
 import (
 	"strings"
+	"unicode"
 )
 
 // content is the screen's lines without chrome (the input box, borders,
@@ -201,7 +202,8 @@ func tailIndex(cur, base []string) int {
 // A TUI redraws; what was sent cannot be taken back, so only growth counts:
 // the last line sent growing, and new lines.
 type stream struct {
-	sent []string // lines sent; the last may still grow
+	sent  []string // lines sent; the last may still grow
+	final bool     // the turn has ended: the screen is the whole reply
 }
 
 // Lines that are not anchored (the start of the reply has scrolled off the
@@ -220,6 +222,13 @@ func (s *stream) next(lines []string, anchored bool) string {
 				s.sent[i] = l
 			}
 		default:
+			if i == len(lines)-1 && !s.final && !hasWord(l) {
+				// A last line of marks alone (a bullet, a spinner, a
+				// border) is more likely a frame read half drawn, a
+				// dialog's marker before its box, than text: it is sent
+				// once more follows it or the turn ends.
+				return b.String()
+			}
 			if len(s.sent) > 0 {
 				b.WriteString("\n")
 			}
@@ -228,6 +237,11 @@ func (s *stream) next(lines []string, anchored bool) string {
 		}
 	}
 	return b.String()
+}
+
+// hasWord reports whether s has a letter or a digit.
+func hasWord(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
 // align places lines, which start somewhere in the reply, after the lines

@@ -56,6 +56,32 @@ func TestStreamSendsOnlyGrowth(t *testing.T) {
 	}
 }
 
+// A last line of marks alone, such as the blinking bullet a dialog draws
+// before its box, is held while the turn runs: read from a frame half
+// drawn it would be sent for good and block the line that comes in its
+// place. At the turn's end every line is the reply's.
+func TestStreamHoldsALastLineOfMarks(t *testing.T) {
+	var s stream
+	steps := []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{"I will run a command.", "●"}, "I will run a command."},
+		{[]string{"I will run a command.", "Command ran: 3 files."}, "\nCommand ran: 3 files."},
+		{[]string{"I will run a command.", "Command ran: 3 files.", "}"}, ""},
+		{[]string{"I will run a command.", "Command ran: 3 files.", "}", "more"}, "\n}\nmore"},
+	}
+	for i, st := range steps {
+		if got := s.next(st.lines, true); got != st.want {
+			t.Fatalf("step %d: next(%q) = %q, want %q", i, st.lines, got, st.want)
+		}
+	}
+	s.final = true
+	if got := s.next([]string{"I will run a command.", "Command ran: 3 files.", "}", "more", "}"}, true); got != "\n}" {
+		t.Errorf("at the turn's end: %q, want the last line of marks sent", got)
+	}
+}
+
 func TestReplyLinesSkipOldHistoryAndEcho(t *testing.T) {
 	base := []string{"> hello", "Hello from the fake TUI. You said: hello"}
 	cur := append(append([]string(nil), base...), "> hello", "Hello again", "")

@@ -394,6 +394,7 @@ func screenTail(text string, n int) string {
 // finish sends the rest of the reply at the end of the turn: from the
 // transcript, or the screen's last text.
 func (t *turn) finish(ctx context.Context, v view) error {
+	t.out.final = true
 	if t.tail != nil {
 		return t.finishTranscript(ctx, t.final(v))
 	}
