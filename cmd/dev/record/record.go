@@ -230,22 +230,15 @@ func newRunDirs() (runDirs, error) {
 	return d, nil
 }
 
-// enclosingRepo returns the nearest directory at or above dir that is a
-// git checkout, or "". The CLI finds such a checkout by itself (it ignores
+// enclosingRepo returns the nearest directory at or above dir that holds a
+// .git entry, or "". The CLI finds such a checkout by itself (it ignores
 // GIT_CEILING_DIRECTORIES) and tells the model "Is a git repository: true"
 // and the branch, which would make a recording depend on where the machine
-// keeps its temp dir. A checkout's .git is a file (a worktree's or a
-// submodule's pointer) or a directory with a HEAD; an empty .git directory,
-// which git itself does not take for a repository, is none.
+// keeps its temp dir.
 func enclosingRepo(dir string) string {
 	for d := dir; ; {
-		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			if !fi.IsDir() {
-				return d
-			}
-			if _, err := os.Stat(filepath.Join(d, ".git", "HEAD")); err == nil {
-				return d
-			}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
