@@ -66,8 +66,13 @@ func subagentCodex(t *testing.T) (*Adapter, *codexenv.Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Read-only: a sandboxed command of a sub-agent in the workspace-write
+	// sandbox leaves an empty /tmp/.git behind (the sandbox's guard of a
+	// writable root's .git, /tmp being one), which makes every temp dir
+	// of the machine look like the inside of a git checkout to the tests
+	// that follow. The sub-agents' commands ask for approval either way.
 	a := New(Options{Path: bin, Env: env.Vars, Logger: zerolog.New(zerolog.NewTestWriter(t)), StopGrace: 500 * time.Millisecond,
-		SpareCwd: env.Dir, NoSpare: true})
+		SpareCwd: env.Dir, NoSpare: true, Mode: ModeReadOnly})
 	t.Cleanup(func() { a.Close() })
 	return a, env
 }
