@@ -19,6 +19,14 @@ import (
 // uuid, which the result that answers it lists in user_message_uuids, so
 // the turn ends only once every steered message has been answered: the
 // editor sees the reply before the session/prompt answer.
+//
+// A cancelled turn waits for them too. An interrupt that follows a
+// steering message at once may find it already taken out of the queue:
+// the CLI aborts the reply in progress (a result), then runs the steering
+// message (command_lifecycle "started", a model request) and only then
+// reads the interrupt, which aborts that run (a second result, listing
+// the message). Ending the turn at the first result would hand the second
+// to the next prompt, which would be answered "cancelled" at once.
 
 var _ acp.Steerer = (*Adapter)(nil)
 
@@ -50,7 +58,7 @@ func (s *Session) steer(req acp.SteeringRequest) error {
 	}
 	// Marked before it is written: the CLI may answer it before send
 	// returns, and the turn must not end at the result before that.
-	t.steered[msg.UUID] = true
+	t.steered[msg.UUID] = false
 	msg.Priority = "now"
 	if t.asking.Load() {
 		msg.Priority = "later"
@@ -90,14 +98,40 @@ func (t *turn) finish(force bool) {
 	}
 }
 
-// answered forgets the steering messages a result or command_lifecycle
-// event says the CLI is done with.
+// steerDone forgets the steering messages a result says the CLI is done
+// with.
 func (t *turn) steerDone(uuids ...string) {
 	t.s.steerMu.Lock()
 	defer t.s.steerMu.Unlock()
 	for _, u := range uuids {
 		delete(t.steered, u)
 	}
+}
+
+// steerLifecycle follows a steering message through the CLI's command
+// queue (a command_lifecycle event). A message the CLI started running is
+// answered by a result, whatever happens to it next; one cancelled,
+// discarded or refused before it started gets none, so it is done now.
+// It reports whether the event settled a message that never ran.
+func (t *turn) steerLifecycle(line []byte) (settled bool) {
+	f := gjson.GetManyBytes(line, "command_uuid", "state")
+	u := f[0].String()
+	t.s.steerMu.Lock()
+	defer t.s.steerMu.Unlock()
+	started, ok := t.steered[u]
+	if !ok {
+		return false
+	}
+	switch f[1].String() {
+	case "started":
+		t.steered[u] = true
+	case "cancelled", "discarded", "refused":
+		if !started {
+			delete(t.steered, u)
+			return true
+		}
+	}
+	return false
 }
 
 // steeredPending reports whether a steering message is unanswered.
@@ -114,15 +148,4 @@ func resultUUIDs(line []byte) []string {
 		out = append(out, u.String())
 	}
 	return out
-}
-
-// lifecycleDone reports the user message a command_lifecycle event says
-// will get no (further) result: it was cancelled, discarded or refused.
-func lifecycleDone(line []byte) (string, bool) {
-	f := gjson.GetManyBytes(line, "command_uuid", "state")
-	switch f[1].String() {
-	case "cancelled", "discarded", "refused":
-		return f[0].String(), true
-	}
-	return "", false
 }

@@ -31,8 +31,9 @@ type turn struct {
 	exitErr   error
 
 	// steered holds the uuids of the steering messages written into this
-	// turn and not answered yet; finished is set when the turn takes no
-	// more (steer.go). Both guarded by s.steerMu.
+	// turn and not answered yet, each with whether the CLI started running
+	// it; finished is set when the turn takes no more (steer.go). Both
+	// guarded by s.steerMu.
 	steered  map[string]bool
 	finished bool
 	// asking is set while the editor is asked a permission question.
@@ -125,10 +126,10 @@ func (t *turn) handle(ev event) {
 		// turn, or a steering message is still to be answered; then the
 		// idle state below is. (The idle that follows a final result is
 		// picked up before the next prompt.) A cancelled turn ends here
-		// too: whatever runs on is picked up before the next prompt.
-		if t.cancelled {
-			t.finish(true)
-		} else if !t.s.tr.background() || !t.r.c.sawStates() {
+		// too unless a steering message is still to be answered (see
+		// steer.go): background work running on is picked up before the
+		// next prompt.
+		if t.cancelled || !t.s.tr.background() || !t.r.c.sawStates() {
 			t.finish(false)
 		}
 	case ev.typ == "system" && ev.subtype == "session_state_changed":
@@ -137,8 +138,10 @@ func (t *turn) handle(ev event) {
 			t.finish(t.cancelled)
 		}
 	case ev.typ == "command_lifecycle":
-		if u, ok := lifecycleDone(ev.line); ok {
-			t.steerDone(u)
+		// A cancelled turn whose result came while a steering message
+		// waited in the queue ends when the interrupt drops the message.
+		if t.steerLifecycle(ev.line) && t.cancelled && t.sawResult {
+			t.finish(false)
 		}
 		t.s.tr.handle(ev)
 	case ev.typ == "assistant":
