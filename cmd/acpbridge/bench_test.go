@@ -30,6 +30,9 @@ import (
 // are the custom metrics:
 //
 //	ms/init       process start to the initialize answer (target < 10)
+//	ms/init-floor the same for cmd/dev/initfloor, a Go program that only
+//	              answers initialize: what any Go agent's start costs on
+//	              the machine at hand (no target; read ms/init against it)
 //	updates/s     session/update frames per second of a prompt (target >= 200000)
 //	MB-peak-RSS   the bridge's peak resident set in MiB (target < 20), read
 //	              from /proc before it exits (see peakRSS for why not rusage)
@@ -38,16 +41,18 @@ import (
 // this many text deltas.
 const throughputDeltas = 100_000
 
-// BenchmarkInitialize times process start to the initialize answer.
+// BenchmarkInitialize times process start to the initialize answer, the
+// bridge's and, alternating with it so that both see the same load, the
+// floor's.
 func BenchmarkInitialize(b *testing.B) {
 	skipUnderRace(b)
 	path := writeTextTurn(b, 1)
 	var (
-		untilInit time.Duration
-		maxRSS    int64
+		untilInit, floor time.Duration
+		maxRSS           int64
 	)
-	for b.Loop() {
-		br, err := spawnBridge(b.Context(), path)
+	start := func(bin string, args ...string) (time.Duration, int64) {
+		br, err := spawnRaw(b.Context(), bin, args...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,14 +60,22 @@ func BenchmarkInitialize(b *testing.B) {
 			br.kill()
 			b.Fatal(err)
 		}
-		untilInit += time.Since(br.started)
+		took := time.Since(br.started)
 		rss, err := br.finish()
 		if err != nil {
 			b.Fatal(err)
 		}
+		return took, rss
+	}
+	for b.Loop() {
+		took, rss := start(binPath, "replay", path)
+		untilInit += took
 		maxRSS = max(maxRSS, rss)
+		took, _ = start(initFloorPath)
+		floor += took
 	}
 	b.ReportMetric(float64(untilInit.Nanoseconds())/1e6/float64(b.N), "ms/init")
+	b.ReportMetric(float64(floor.Nanoseconds())/1e6/float64(b.N), "ms/init-floor")
 	b.ReportMetric(float64(maxRSS)/(1<<20), "MB-peak-RSS")
 }
 

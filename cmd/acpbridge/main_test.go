@@ -15,16 +15,17 @@ import (
 // recorded session as a real child process.
 // acpAgentPath is cmd/dev/acpagent, a scripted agent that speaks ACP itself;
 // relayAgentPath is cmd/dev/relayagent, a scripted CLI that speaks stream-JSON
-// in a dialect of its own.
-var binPath, fakeAgentPath, acpAgentPath, relayAgentPath string
+// in a dialect of its own; initFloorPath is cmd/dev/initfloor, the least a Go
+// ACP agent does to start (BenchmarkInitialize's baseline).
+var binPath, fakeAgentPath, acpAgentPath, relayAgentPath, initFloorPath string
 
 func TestMain(m *testing.M) {
-	paths, remove, err := bridgeproc.Build(".", "../dev/fakeagent", "../dev/acpagent", "../dev/relayagent")
+	paths, remove, err := bridgeproc.Build(".", "../dev/fakeagent", "../dev/acpagent", "../dev/relayagent", "../dev/initfloor")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binPath, fakeAgentPath, acpAgentPath, relayAgentPath = paths[0], paths[1], paths[2], paths[3]
+	binPath, fakeAgentPath, acpAgentPath, relayAgentPath, initFloorPath = paths[0], paths[1], paths[2], paths[3], paths[4]
 	// The binaries the tests run cache what they learn of the installed
 	// CLIs (their versions) in the user's cache folder: here a folder of
 	// the test run's own, so that no test reads another run's answers or
