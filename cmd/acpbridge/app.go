@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -142,21 +143,23 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 		f = strings.TrimPrefix(f, "-")
 		msg = fmt.Sprintf("--%s needs a value (for example --%s %s)", f, f, flagExample(c, f))
 	}
-	if m := badValue.FindStringSubmatch(msg); m != nil {
+	if m := badValue().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("--%s %q is not a valid value (for example --%s %s)", m[2], m[1], m[2], flagExample(c, m[2]))
 	}
 	return usageError(c, msg)
 }
 
-// badValue is the flag package's error for a value its flag cannot parse,
-// which names the flag with one dash.
-var badValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([\w-]+): `)
-
-// exampleInUsage is how a flag's usage text gives an example value.
-var exampleInUsage = regexp.MustCompile(`\(e\.g\. ([^)\s]+)\)`)
-
-// placeholderInUsage is the name a flag's usage gives its value (`FILE`).
-var placeholderInUsage = regexp.MustCompile("`([^`]+)`")
+// The patterns of usage errors, compiled for the first one: a command line
+// without mistakes needs none.
+var (
+	// badValue is the flag package's error for a value its flag cannot
+	// parse, which names the flag with one dash.
+	badValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid value "(.*)" for flag -([\w-]+): `) })
+	// exampleInUsage is how a flag's usage text gives an example value.
+	exampleInUsage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(e\.g\. ([^)\s]+)\)`) })
+	// placeholderInUsage is the name a flag's usage gives its value (`FILE`).
+	placeholderInUsage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
+)
 
 // flagExample is a value the flag named takes: the example its usage gives,
 // its default, or one of its type.
@@ -171,10 +174,10 @@ func flagExample(c *cli.Context, name string) string {
 			continue
 		}
 		if u, ok := f.(cli.DocGenerationFlag); ok {
-			if m := exampleInUsage.FindStringSubmatch(u.GetUsage()); m != nil {
+			if m := exampleInUsage().FindStringSubmatch(u.GetUsage()); m != nil {
 				return m[1]
 			}
-			if m := placeholderInUsage.FindStringSubmatch(u.GetUsage()); m != nil {
+			if m := placeholderInUsage().FindStringSubmatch(u.GetUsage()); m != nil {
 				return m[1]
 			}
 			if d := u.GetDefaultText(); d != "" && d != "0" && d != "0s" && d != `""` {
