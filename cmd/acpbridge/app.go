@@ -53,6 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func newApp(stdout, stderr io.Writer) *cli.App {
 	g := &globals{stdout: stdout, stderr: stderr}
 	translating, native := adapterCommands(g, g.serveStdio)
+	serve, addServeAdapters := serveCommand(g)
 	app := &cli.App{
 		Name:           "acpbridge",
 		Usage:          "use any command-line coding agent from any ACP editor",
@@ -73,8 +74,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				Usage:       "append every JSON-RPC frame read or written, on both sides, to `FILE` (one JSON line each)",
 				Destination: &g.trace},
 		},
-		Before: g.setup,
-		After:  g.teardown,
+		Before: func(c *cli.Context) error {
+			// Run before a command is looked up or its help shown.
+			if name := c.Args().First(); name == serve.Name || name == "help" {
+				addServeAdapters()
+			}
+			return g.setup(c)
+		},
+		After: g.teardown,
 		Action: func(c *cli.Context) error {
 			switch c.Args().First() {
 			case "":
@@ -86,7 +93,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: append(append(translating,
 			ptyNotifyCommand(),
-			serveCommand(g),
+			serve,
 			agentsCommand(stdout),
 			loginCommand(g),
 		), native...),
