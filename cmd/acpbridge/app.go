@@ -75,7 +75,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				Destination: &g.trace},
 		},
 		Before: func(c *cli.Context) error {
-			// Run before a command is looked up or its help shown.
+			// The root's Before runs before the command named is looked
+			// up or its help shown (after the root's own --help and
+			// --version, which need no serve adapters).
 			if name := c.Args().First(); name == serve.Name || name == "help" {
 				addServeAdapters()
 			}
