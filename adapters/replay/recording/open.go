@@ -110,7 +110,7 @@ func open(r *Recording) (*Recording, error) {
 	// made the bridge allocate twice that on the way. It is read at an
 	// offset, which leaves f where the single pass starts; the pass reads
 	// with the same buffer (a new one would be 16 more pages to fault in).
-	o := opener{r: r, lines: newLineReader(io.NewSectionReader(f, 0, st.Size()))}
+	o := opener{r: r, lines: newLineReader(io.NewSectionReader(f, 0, st.Size()), readSize)}
 	longest, err := longestLine(o.lines.br)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", r.Path, err)
@@ -320,7 +320,7 @@ func (r *Recording) Script() (StepReader, error) {
 		f.Close()
 		return nil, err
 	}
-	lines := newLineReader(io.NewSectionReader(f, r.agent.off, r.agent.n))
+	lines := newLineReader(io.NewSectionReader(f, r.agent.off, r.agent.n), firstReadSize)
 	lines.longCap = r.agent.longest
 	return &fileSteps{
 		f:       f,
