@@ -38,7 +38,7 @@ import (
 // startupRuns runs on two CPUs (startOnCPUs). On a VM where a fault costs
 // about 14 µs they are most of the start-up time: each page of heap, stack
 // or code touched for the first time is one. Over 20 runs --version made
-// 411-504 (median 470) and initialize 550-743 (median 700), the same with
+// 425-495 (median 460) and initialize 556-713 (median 685), the same with
 // the CPUs busy; the bounds are about 1.3 times those medians. The
 // go-runewidth v0.0.27 regression above made them 1,006 and 1,247. The
 // counts grow with the CPUs the runtime may use (about 60 more for
