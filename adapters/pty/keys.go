@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Keys is a sequence of keys to type: each element is a key name (enter,
@@ -34,7 +35,9 @@ const textPrefix = "text:"
 
 // keyLike is what a key name looks like; "^C" is a control key written
 // as some terminals show it.
-var keyLike = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\^[A-Za-z@\[\]\\^_?])$`)
+var keyLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\^[A-Za-z@\[\]\\^_?])$`)
+})
 
 // Bytes is what the keys send, with "{key}" replaced by key.
 func (k Keys) Bytes(key string) []byte {
@@ -71,7 +74,7 @@ func (k Keys) unknown() (string, bool) {
 		if _, ok := named[s]; ok {
 			continue
 		}
-		if _, ok := ctrl(s); ok || len(s) < 2 || !keyLike.MatchString(s) {
+		if _, ok := ctrl(s); ok || len(s) < 2 || !keyLike().MatchString(s) {
 			continue
 		}
 		return s, true

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -48,8 +49,8 @@ type replacements []replacement
 
 // Dates and times change from one recording to the next.
 var (
-	datePattern = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
-	timePattern = regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}\b`)
+	datePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`) })
+	timePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}\b`) })
 )
 
 // replacements are the session's machine values with what replaces them:
@@ -91,8 +92,8 @@ func (m machineValues) replacements(cwd string, env []string) replacements {
 			out = append(out, replacement{re: regexp.MustCompile(`\b` + regexp.QuoteMeta(w.v) + `\b`), with: []byte(w.with)})
 		}
 	}
-	return append(out, replacement{re: datePattern, with: []byte("2000-01-01")},
-		replacement{re: timePattern, with: []byte("00:00:00")})
+	return append(out, replacement{re: datePattern(), with: []byte("2000-01-01")},
+		replacement{re: timePattern(), with: []byte("00:00:00")})
 }
 
 // literal replaces the literal paths in s (for JSON text, where the other

@@ -3,6 +3,7 @@ package pty
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // source finds where things are declared in a profile's TOML, for errors
@@ -12,13 +13,16 @@ type source struct{ lines []string }
 
 func newSource(data []byte) source { return source{lines: strings.Split(string(data), "\n")} }
 
-var header = regexp.MustCompile(`^\s*\[\[?\s*[A-Za-z0-9_."' -]+\]\]?\s*(?:#.*)?$`)
+// header is a table's header line.
+var header = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\[\[?\s*[A-Za-z0-9_."' -]+\]\]?\s*(?:#.*)?$`)
+})
 
 // top is the line of key among the keys before the first table, or 0.
 func (s source) top(key string) int {
-	re := assignment(key)
+	re, hdr := assignment(key), header()
 	for i, l := range s.lines {
-		if header.MatchString(l) {
+		if hdr.MatchString(l) {
 			break
 		}
 		if re.MatchString(l) {
@@ -30,9 +34,9 @@ func (s source) top(key string) int {
 
 // in is the line of key in the table whose header is at line, or line.
 func (s source) in(line int, key string) int {
-	re := assignment(key)
+	re, hdr := assignment(key), header()
 	for i := line; i < len(s.lines); i++ {
-		if header.MatchString(s.lines[i]) {
+		if hdr.MatchString(s.lines[i]) {
 			break
 		}
 		if re.MatchString(s.lines[i]) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -45,7 +46,12 @@ type Transcript struct {
 	Prompt map[string]string `toml:"prompt"`
 }
 
-var envRef = regexp.MustCompile(`\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+// envRef is a reference to an environment variable in a transcript's path.
+// It and the package's other patterns are compiled when first used: every
+// run of the binary links this package, and most never drive a terminal.
+var envRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+})
 
 // glob is the transcript's path for a session in cwd of an agent whose
 // home is home and whose environment variables getenv returns.
@@ -56,8 +62,9 @@ func (t *Transcript) glob(home, cwd string, getenv func(string) string) string {
 			dashed[i] = '-'
 		}
 	}
-	path := envRef.ReplaceAllStringFunc(t.Path, func(ref string) string {
-		name := envRef.FindStringSubmatch(ref)[1]
+	re := envRef()
+	path := re.ReplaceAllStringFunc(t.Path, func(ref string) string {
+		name := re.FindStringSubmatch(ref)[1]
 		if v := getenv(name); v != "" {
 			return v
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -68,11 +69,26 @@ type replayFunc func(d adapterEntry, w wiring, rec *recording.Recording, pace ti
 // agents offers with the demo built into the binary.
 const replayCommand = "replay"
 
-// adapters is the adapter table. Its order is what users see: help lists
-// the commands of the adapters that translate a protocol in this order,
-// then those of the native ones; `agents` lists the agents, and replay
-// names the kinds of recording it plays, in this order.
+// adapters is the adapter table, made once: every command of the command
+// line and most of their help come from it, so a run reads it several
+// times. Its readers copy entries out; none changes it.
 func adapters() []adapterEntry {
+	table.once.Do(func() { table.entries = adapterTable() })
+	return table.entries
+}
+
+// table holds the adapter table once made. (A sync.OnceValue would make an
+// initialization cycle: the table's functions read the table.)
+var table struct {
+	once    sync.Once
+	entries []adapterEntry
+}
+
+// adapterTable makes the adapter table. Its order is what users see: help
+// lists the commands of the adapters that translate a protocol in this
+// order, then those of the native ones; `agents` lists the agents, and
+// replay names the kinds of recording it plays, in this order.
+func adapterTable() []adapterEntry {
 	return []adapterEntry{
 		{name: "claude", title: "Claude Code",
 			usage:     "serve Claude Code (its stream-JSON control protocol) to the editor",

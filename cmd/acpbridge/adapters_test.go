@@ -95,6 +95,10 @@ func TestAdapterNamesInTable(t *testing.T) {
 // recording of that kind in fixtures/ plays through it.
 func TestAdapterTableServed(t *testing.T) {
 	app := newApp(&bytes.Buffer{}, &bytes.Buffer{})
+	// serve's adapter commands are made once the command line names serve.
+	if err := app.Run([]string{"acpbridge", "serve", "--help"}); err != nil {
+		t.Fatalf("serve --help: %v", err)
+	}
 	serve := app.Command("serve")
 	if serve == nil {
 		t.Fatal("no serve command")

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -52,6 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func newApp(stdout, stderr io.Writer) *cli.App {
 	g := &globals{stdout: stdout, stderr: stderr}
 	translating, native := adapterCommands(g, g.serveStdio)
+	serve, addServeAdapters := serveCommand(g)
 	app := &cli.App{
 		Name:           "acpbridge",
 		Usage:          "use any command-line coding agent from any ACP editor",
@@ -72,8 +74,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				Usage:       "append every JSON-RPC frame read or written, on both sides, to `FILE` (one JSON line each)",
 				Destination: &g.trace},
 		},
-		Before: g.setup,
-		After:  g.teardown,
+		Before: func(c *cli.Context) error {
+			// The root's Before runs before the command named is looked
+			// up or its help shown (after the root's own --help and
+			// --version, which need no serve adapters).
+			if name := c.Args().First(); name == serve.Name || name == "help" {
+				addServeAdapters()
+			}
+			return g.setup(c)
+		},
+		After: g.teardown,
 		Action: func(c *cli.Context) error {
 			switch c.Args().First() {
 			case "":
@@ -85,7 +95,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: append(append(translating,
 			ptyNotifyCommand(),
-			serveCommand(g),
+			serve,
 			agentsCommand(stdout),
 			loginCommand(g),
 		), native...),
@@ -142,21 +152,23 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 		f = strings.TrimPrefix(f, "-")
 		msg = fmt.Sprintf("--%s needs a value (for example --%s %s)", f, f, flagExample(c, f))
 	}
-	if m := badValue.FindStringSubmatch(msg); m != nil {
+	if m := badValue().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("--%s %q is not a valid value (for example --%s %s)", m[2], m[1], m[2], flagExample(c, m[2]))
 	}
 	return usageError(c, msg)
 }
 
-// badValue is the flag package's error for a value its flag cannot parse,
-// which names the flag with one dash.
-var badValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([\w-]+): `)
-
-// exampleInUsage is how a flag's usage text gives an example value.
-var exampleInUsage = regexp.MustCompile(`\(e\.g\. ([^)\s]+)\)`)
-
-// placeholderInUsage is the name a flag's usage gives its value (`FILE`).
-var placeholderInUsage = regexp.MustCompile("`([^`]+)`")
+// The patterns of usage errors, compiled for the first one: a command line
+// without mistakes needs none.
+var (
+	// badValue is the flag package's error for a value its flag cannot
+	// parse, which names the flag with one dash.
+	badValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid value "(.*)" for flag -([\w-]+): `) })
+	// exampleInUsage is how a flag's usage text gives an example value.
+	exampleInUsage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(e\.g\. ([^)\s]+)\)`) })
+	// placeholderInUsage is the name a flag's usage gives its value (`FILE`).
+	placeholderInUsage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
+)
 
 // flagExample is a value the flag named takes: the example its usage gives,
 // its default, or one of its type.
@@ -171,10 +183,10 @@ func flagExample(c *cli.Context, name string) string {
 			continue
 		}
 		if u, ok := f.(cli.DocGenerationFlag); ok {
-			if m := exampleInUsage.FindStringSubmatch(u.GetUsage()); m != nil {
+			if m := exampleInUsage().FindStringSubmatch(u.GetUsage()); m != nil {
 				return m[1]
 			}
-			if m := placeholderInUsage.FindStringSubmatch(u.GetUsage()); m != nil {
+			if m := placeholderInUsage().FindStringSubmatch(u.GetUsage()); m != nil {
 				return m[1]
 			}
 			if d := u.GetDefaultText(); d != "" && d != "0" && d != "0s" && d != `""` {

@@ -25,9 +25,10 @@ import (
 func autoCommand(g *globals, serve serveFunc) *cli.Command {
 	var def string
 	paths := map[string]*string{}
+	names := strings.Join(installableNames(), ", ")
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "default", EnvVars: []string{"ACPBRIDGE_AUTO_DEFAULT"},
-			Usage: "the agent new sessions start with (" + strings.Join(installableNames(), ", ") + "; default: the first of them installed)", Destination: &def},
+			Usage: "the agent new sessions start with (" + names + "; default: the first of them installed)", Destination: &def},
 	}
 	for _, d := range installable() {
 		p := new(string)
@@ -38,7 +39,7 @@ func autoCommand(g *globals, serve serveFunc) *cli.Command {
 	return &cli.Command{
 		Name:  "auto",
 		Usage: "serve every supported agent installed here: each session chooses its agent (config option \"agent\")",
-		Description: "Agents, in this order: " + strings.Join(installableNames(), ", ") + ". An agent is installed when its\n" +
+		Description: "Agents, in this order: " + names + ". An agent is installed when its\n" +
 			"executable is found (on PATH, or where its --NAME-path flag or environment variable says).",
 		Flags: flags,
 		Action: func(c *cli.Context) error {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // editor is an ACP client the bridge can be configured in, and how its
@@ -77,10 +78,10 @@ func label(r agentReport) string {
 }
 
 // ident is the agent's name where a client wants an identifier.
-var notIdent = regexp.MustCompile(`[^a-z0-9]+`)
+var notIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 func ident(r agentReport, sep string) string {
-	return "acpbridge" + sep + strings.Trim(notIdent.ReplaceAllString(strings.ToLower(r.Name), sep), sep)
+	return "acpbridge" + sep + strings.Trim(notIdent().ReplaceAllString(strings.ToLower(r.Name), sep), sep)
 }
 
 func zedSnippet(custom bool) func(string, []agentReport) string {

@@ -25,19 +25,16 @@ type httpServe struct {
 }
 
 // serveCommand is `acpbridge serve [FLAGS] ADAPTER [ADAPTER FLAGS...]`: the
-// adapter commands again, served over HTTP instead of stdio.
-func serveCommand(g *globals) *cli.Command {
+// adapter commands again, served over HTTP instead of stdio. They, and the
+// description that names them, are made by addAdapters, which the command
+// line calls once it names serve (to run it or show its help): every other
+// run would make them for nothing.
+func serveCommand(g *globals) (cmd *cli.Command, addAdapters func()) {
 	s := &httpServe{g: g}
-	translating, native := adapterCommands(g, s.serve)
-	subcommands := append(translating, native...)
-	return &cli.Command{
+	cmd = &cli.Command{
 		Name:      "serve",
 		Usage:     "serve ACP over HTTP, for clients that are not the agent's parent process (web IDEs, remote hosts)",
 		ArgsUsage: "ADAPTER [ADAPTER FLAGS...]",
-		Description: "Serves the adapter named next (" + someNames(subcommands) + ") to any number of HTTP clients, each with its own\n" +
-			"ACP connection and sessions. Endpoints: /acp (ACP Streamable HTTP, as the TypeScript SDK's\n" +
-			"experimental HTTP client speaks it), /acp/rpc?client_id=ID and /acp/sse?client_id=ID.\n" +
-			"Loopback only unless --token is set.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "host", Value: "127.0.0.1", EnvVars: []string{"ACPBRIDGE_HOST"},
 				Usage: "address to listen on; anything but loopback requires --token", Destination: &s.host},
@@ -56,7 +53,6 @@ func serveCommand(g *globals) *cli.Command {
 			&cli.Int64Flag{Name: "max-body", Value: 16 << 20, EnvVars: []string{"ACPBRIDGE_MAX_BODY"},
 				Usage: "refuse a POSTed message larger than this many bytes with 413", Destination: &s.maxBody},
 		},
-		Subcommands: subcommands,
 		// Reached only when no adapter command follows.
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -65,6 +61,18 @@ func serveCommand(g *globals) *cli.Command {
 			return usageError(c, fmt.Sprintf("serve: unknown adapter %q (%s)", c.Args().First(), commandNames(c.Command.Subcommands)))
 		},
 		HideHelpCommand: true,
+	}
+	return cmd, func() {
+		if cmd.Subcommands != nil {
+			return
+		}
+		translating, native := adapterCommands(g, s.serve)
+		cmd.Subcommands = append(translating, native...)
+		quietUsage(cmd.Subcommands)
+		cmd.Description = "Serves the adapter named next (" + someNames(cmd.Subcommands) + ") to any number of HTTP clients, each with its own\n" +
+			"ACP connection and sessions. Endpoints: /acp (ACP Streamable HTTP, as the TypeScript SDK's\n" +
+			"experimental HTTP client speaks it), /acp/rpc?client_id=ID and /acp/sse?client_id=ID.\n" +
+			"Loopback only unless --token is set."
 	}
 }
 

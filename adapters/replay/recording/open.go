@@ -108,12 +108,14 @@ func open(r *Recording) (*Recording, error) {
 	// The longest line first, so that one buffer of its size holds every
 	// long line: grown by doubling, a 600 KB line (a long reply's frame)
 	// made the bridge allocate twice that on the way. It is read at an
-	// offset, which leaves f where the single pass starts.
-	longest, err := longestLine(io.NewSectionReader(f, 0, st.Size()))
+	// offset, which leaves f where the single pass starts; the pass reads
+	// with the same buffer (a new one would be 16 more pages to fault in).
+	o := opener{r: r, lines: newLineReader(io.NewSectionReader(f, 0, st.Size()), readSize)}
+	longest, err := longestLine(o.lines.br)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", r.Path, err)
 	}
-	o := opener{r: r, lines: newLineReader(f)}
+	o.lines.br.Reset(f)
 	o.lines.longCap = longest
 	if err := o.scan(); err != nil {
 		return nil, err
@@ -232,9 +234,8 @@ func compactJSON(b []byte) bool {
 	return true
 }
 
-// longestLine returns the length of r's longest line (with its '\n').
-func longestLine(r io.Reader) (int, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+// longestLine returns the length of br's longest line (with its '\n').
+func longestLine(br *bufio.Reader) (int, error) {
 	longest, n := 0, 0
 	for {
 		frag, err := br.ReadSlice('\n')
@@ -319,7 +320,7 @@ func (r *Recording) Script() (StepReader, error) {
 		f.Close()
 		return nil, err
 	}
-	lines := newLineReader(io.NewSectionReader(f, r.agent.off, r.agent.n))
+	lines := newLineReader(io.NewSectionReader(f, r.agent.off, r.agent.n), firstReadSize)
 	lines.longCap = r.agent.longest
 	return &fileSteps{
 		f:       f,

@@ -37,10 +37,17 @@ func readAll(t *testing.T, r *Recording) []Step {
 }
 
 // Open and Script give what Load gives, for compact and hand-indented
-// scripts, lines longer than any read buffer, and every checked-in fixture.
+// scripts, lines longer than any read buffer, lines across the edges of
+// the buffers and past the move to the large one, and every checked-in
+// fixture.
 func TestOpenMatchesLoad(t *testing.T) {
 	long := fmt.Sprintf(`{"type":"assistant","text":%q}`, strings.Repeat("é\"x", 60<<10))
+	var many strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&many, "%c {\"n\":%d,\"text\":%q}\n", "<>"[i%2], i, strings.Repeat("y", i*i%9000))
+	}
 	paths := []string{
+		writeTemp(t, "many.txtar", "-- agent --\n"+many.String()),
 		writeTemp(t, "sample.txtar", strings.Replace(sample, ">   { \"type\": \"control_response\",\n", ">   { \"type\": \"control_response\" }\n", 1)),
 		writeTemp(t, "long.txtar", "-- meta --\na: b\n-- agent --\n< {}\n> "+long+"\n>  "+long+"  \n\n# end\n> {\"n\":1}"),
 		writeTemp(t, "bare.txtar", "only prose\n"),

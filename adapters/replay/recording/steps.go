@@ -130,8 +130,17 @@ type lineReader struct {
 	off     int64 // bytes returned so far
 }
 
-func newLineReader(r io.Reader) lineReader {
-	return lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+// The sizes of a lineReader's buffer. Script's readers start on the small
+// one: most read the first steps only (the first prompt, the first turn),
+// and each page of buffer a read fills is a page fault at start. Once one
+// has read readSize bytes it moves to a buffer of that size.
+const (
+	firstReadSize = 4 << 10
+	readSize      = 64 << 10
+)
+
+func newLineReader(r io.Reader, size int) lineReader {
+	return lineReader{br: bufio.NewReaderSize(r, size)}
 }
 
 // next returns the next line, or io.EOF (or a read error) when there is none.
@@ -141,6 +150,12 @@ func (lr *lineReader) next() ([]byte, error) { return lr.nextOr(nil) }
 // which pass (if set) is true of its first bufferful (not all blanks) is
 // read past rather than kept: nextOr then returns a nil line.
 func (lr *lineReader) nextOr(pass func(head []byte) bool) ([]byte, error) {
+	if lr.br.Size() < readSize && lr.off >= readSize {
+		// The large buffer reads what is left in the small one first, then
+		// from the file directly (a read at least as long as the small
+		// buffer bypasses it).
+		lr.br = bufio.NewReaderSize(lr.br, readSize)
+	}
 	frag, err := lr.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull && pass != nil && len(bytes.TrimSpace(frag)) > 0 && pass(frag) {
 		n := len(frag)
