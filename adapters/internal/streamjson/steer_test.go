@@ -86,10 +86,10 @@ func interruptAnswer(id string, cancelled ...string) string {
 // abortedReply is the result of the reply the steering message aborted.
 const abortedReply = `{"type":"result","subtype":"success","is_error":false,"stop_reason":null,"result":"Th"}`
 
-// steerAndCancel runs a turn on play, steers it once it streams, cancels
-// it, then runs one more prompt and returns both outcomes and the text the
-// editor got in the second turn.
-func steerAndCancel(t *testing.T, play func(*cli) error) (first, second acp.StopReason, err error, text string) {
+// steerCancelAndPrompt runs a turn on play, steers it once it streams and
+// cancels it, then runs one more prompt. The first must end cancelled, the
+// second with its own reply.
+func steerCancelAndPrompt(t *testing.T, play func(*cli) error) {
 	t.Helper()
 	l := &launcher{plays: []func(*cli) error{play}}
 	var (
@@ -141,10 +141,16 @@ func steerAndCancel(t *testing.T, play func(*cli) error) (first, second acp.Stop
 	mu.Lock()
 	b.Reset()
 	mu.Unlock()
-	second, err = s.Prompt(t.Context(), prompt("Never mind."))
+	if o.stop != acp.StopReasonCancelled {
+		t.Errorf("cancelled Prompt = %q, want cancelled", o.stop)
+	}
+	stop, err := s.Prompt(t.Context(), prompt("Never mind."))
 	mu.Lock()
-	defer mu.Unlock()
-	return o.stop, second, err, b.String()
+	text := b.String()
+	mu.Unlock()
+	if err != nil || stop != acp.StopReasonEndTurn || text != "Fresh reply." {
+		t.Errorf("next Prompt = %q, %v with text %q; want end_turn with %q", stop, err, text, "Fresh reply.")
+	}
 }
 
 // TestCancelWaitsForTheSteeredRun is the race Claude Code showed: the
@@ -154,7 +160,7 @@ func steerAndCancel(t *testing.T, play func(*cli) error) (first, second acp.Stop
 // reply. The CLI holds the run back until the next prompt arrives (or a
 // while has passed), as it did when the first result ended the turn.
 func TestCancelWaitsForTheSteeredRun(t *testing.T) {
-	first, second, err, text := steerAndCancel(t, steerThenCancel(func(c *cli, stdin <-chan gjson.Result, uuid, interrupt string) (bool, error) {
+	steerCancelAndPrompt(t, steerThenCancel(func(c *cli, stdin <-chan gjson.Result, uuid, interrupt string) (bool, error) {
 		if err := c.write(lifecycle(uuid, "queued"), abortedReply); err != nil {
 			return false, err
 		}
@@ -172,12 +178,6 @@ func TestCancelWaitsForTheSteeredRun(t *testing.T) {
 			`{"type":"result","subtype":"error_during_execution","is_error":true,"errors":[],"user_message_uuids":["`+uuid+`"]}`,
 			lifecycle(uuid, "cancelled"))
 	}))
-	if first != acp.StopReasonCancelled {
-		t.Errorf("cancelled Prompt = %q, want cancelled", first)
-	}
-	if err != nil || second != acp.StopReasonEndTurn || text != "Fresh reply." {
-		t.Errorf("next Prompt = %q, %v with text %q; want end_turn with %q", second, err, text, "Fresh reply.")
-	}
 }
 
 // TestCancelDropsTheQueuedSteering: the interrupt finds the steering
@@ -185,28 +185,16 @@ func TestCancelWaitsForTheSteeredRun(t *testing.T) {
 // it, and the CLI need not report its idle state: the turn ends when the
 // message is dropped.
 func TestCancelDropsTheQueuedSteering(t *testing.T) {
-	first, second, err, text := steerAndCancel(t, steerThenCancel(func(c *cli, _ <-chan gjson.Result, uuid, interrupt string) (bool, error) {
+	steerCancelAndPrompt(t, steerThenCancel(func(c *cli, _ <-chan gjson.Result, uuid, interrupt string) (bool, error) {
 		return false, c.write(lifecycle(uuid, "queued"), abortedReply, interruptAnswer(interrupt, uuid), lifecycle(uuid, "cancelled"))
 	}))
-	if first != acp.StopReasonCancelled {
-		t.Errorf("cancelled Prompt = %q, want cancelled", first)
-	}
-	if err != nil || second != acp.StopReasonEndTurn || text != "Fresh reply." {
-		t.Errorf("next Prompt = %q, %v with text %q; want end_turn with %q", second, err, text, "Fresh reply.")
-	}
 }
 
 // TestCancelEndsAtIdle: the CLI's idle state ends a cancelled turn even
 // with a steering message it never accounted for.
 func TestCancelEndsAtIdle(t *testing.T) {
-	first, second, err, text := steerAndCancel(t, steerThenCancel(func(c *cli, _ <-chan gjson.Result, _, interrupt string) (bool, error) {
+	steerCancelAndPrompt(t, steerThenCancel(func(c *cli, _ <-chan gjson.Result, _, interrupt string) (bool, error) {
 		return false, c.write(abortedReply, interruptAnswer(interrupt),
 			`{"type":"system","subtype":"session_state_changed","state":"idle"}`)
 	}))
-	if first != acp.StopReasonCancelled {
-		t.Errorf("cancelled Prompt = %q, want cancelled", first)
-	}
-	if err != nil || second != acp.StopReasonEndTurn || text != "Fresh reply." {
-		t.Errorf("next Prompt = %q, %v with text %q; want end_turn with %q", second, err, text, "Fresh reply.")
-	}
 }
