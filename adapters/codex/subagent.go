@@ -228,11 +228,11 @@ func (t *turn) childState(ctx context.Context, sa *subagent, state string, stop 
 // child handles a message of a sub-agent thread. end reports the end of
 // the session's turn, which waited for this sub-agent.
 func (t *turn) child(ctx context.Context, m *message, ev *event) (acp.StopReason, bool, error) {
-	sa := t.sub(ev.ThreadID)
 	if len(m.ID) > 0 {
-		t.request(ctx, m, ev)
+		t.childRequest(ctx, m, ev)
 		return "", false, nil
 	}
+	sa := t.sub(ev.ThreadID)
 	if sa == nil {
 		return "", false, nil
 	}
