@@ -369,34 +369,11 @@ func (t *turn) leftChildren(ctx context.Context) {
 	var stop string
 	if !t.dead {
 		stop = "cancelled"
-		t.interruptChildren()
+		t.s.interruptChildren(t.srv, t.s.a.opts.CancelGrace)
 	}
 	for _, sa := range t.s.subs {
 		if sa.turn != "" {
 			_ = t.childEnded(ctx, sa, stop)
 		}
-	}
-}
-
-// interruptChildren sends turn/interrupt to every running sub-agent turn
-// at once and waits for the answers (each bounded by the cancel grace).
-// It reads the running turns under the session's lock, so it may run
-// beside the turn's goroutine.
-func (t *turn) interruptChildren() {
-	t.s.mu.Lock()
-	kids := make(map[string]string, len(t.s.kids))
-	for k, v := range t.s.kids {
-		kids[k] = v
-	}
-	t.s.mu.Unlock()
-	done := make(chan struct{}, len(kids))
-	for thread, turnID := range kids {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			t.s.interruptChild(t.srv, thread, turnID)
-		}()
-	}
-	for range kids {
-		<-done
 	}
 }
