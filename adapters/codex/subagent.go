@@ -127,8 +127,7 @@ func (t *turn) agentItem(ctx context.Context, host, method string, it *item) (bo
 	case it.Type == itemSubAgent:
 		return true, nil // its end is the thread's own turn/completed
 	case method == nItemStarted:
-		title, _ := collabTitle(it.Tool)
-		tc := &acp.ToolCall{ToolCallID: acp.ToolCallID(it.ID), Title: title, Kind: acp.ToolKindThink,
+		tc := &acp.ToolCall{ToolCallID: acp.ToolCallID(it.ID), Title: collabTitle(it.Tool), Kind: acp.ToolKindThink,
 			Status: acp.ToolCallStatusInProgress, RawInput: map[string]any{"tool": it.Tool, "prompt": it.Prompt, "receiverThreadIds": it.ReceiverThreadIDs}}
 		return true, t.to(ctx, host, acp.SessionUpdate{ToolCall: tc})
 	}
@@ -153,26 +152,26 @@ func (t *turn) agentItem(ctx context.Context, host, method string, it *item) (bo
 }
 
 // collabTitle is the title of a collab tool call.
-func collabTitle(tool string) (string, bool) {
+func collabTitle(tool string) string {
 	switch tool {
 	case "spawnAgent":
-		return "Start a sub-agent", true
+		return "Start a sub-agent"
 	case "wait":
-		return "Wait for sub-agents", true
+		return "Wait for sub-agents"
 	case "sendInput", "sendMessage":
-		return "Message a sub-agent", true
+		return "Message a sub-agent"
 	case "followupTask":
-		return "Give a sub-agent a follow-up task", true
+		return "Give a sub-agent a follow-up task"
 	case "resumeAgent":
-		return "Resume a sub-agent", true
+		return "Resume a sub-agent"
 	case "interruptAgent":
-		return "Interrupt a sub-agent", true
+		return "Interrupt a sub-agent"
 	case "closeAgent":
-		return "Close a sub-agent", true
+		return "Close a sub-agent"
 	case "listAgents":
-		return "List sub-agents", true
+		return "List sub-agents"
 	}
-	return "Sub-agent tool: " + tool, false
+	return "Sub-agent tool: " + tool
 }
 
 // spawned records the sub-agent thread the host's call started and, for
