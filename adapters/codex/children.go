@@ -2,6 +2,8 @@ package codex
 
 import (
 	"context"
+	"maps"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -100,18 +102,18 @@ func (s *Session) CancelChild(id acp.SessionID) bool {
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
-		s.interruptChild(srv, string(id), turnID)
+		ctx, cancel := context.WithTimeout(context.Background(), s.a.opts.CancelGrace)
+		defer cancel()
+		s.interruptChild(ctx, srv, string(id), turnID)
 	}()
 	return true
 }
 
 // interruptChild asks Codex to stop the sub-agent thread's turn and the
-// commands it started, bounded by the cancel grace. Codex 0.169 leaves a
-// command of an interrupted turn running as a background terminal of the
-// thread (unified exec), which thread/backgroundTerminals/clean ends.
-func (s *Session) interruptChild(srv *appServer, thread, turnID string) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.a.opts.CancelGrace)
-	defer cancel()
+// commands it started, within ctx. Codex 0.169 leaves a command of an
+// interrupted turn running as a background terminal of the thread (unified
+// exec), which thread/backgroundTerminals/clean ends.
+func (s *Session) interruptChild(ctx context.Context, srv *appServer, thread, turnID string) {
 	if err := srv.c.Call(ctx, mTurnInterrupt, turnRef{ThreadID: thread, TurnID: turnID}, nil); err != nil {
 		s.a.opts.Logger.Debug().Err(err).Str("child", thread).Msg("turn/interrupt of a sub-agent")
 	}
@@ -120,25 +122,28 @@ func (s *Session) interruptChild(srv *appServer, thread, turnID string) {
 	}
 }
 
+// interruptChildren interrupts every running sub-agent turn at once and
+// waits for the answers, within d. It reads the running turns under the
+// session's lock, so it may run beside the turn's goroutine.
+func (s *Session) interruptChildren(srv *appServer, d time.Duration) {
+	s.mu.Lock()
+	kids := maps.Clone(s.kids)
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var wg sync.WaitGroup
+	for thread, turnID := range kids {
+		wg.Go(func() { s.interruptChild(ctx, srv, thread, turnID) })
+	}
+	wg.Wait()
+}
+
 // stopChildren interrupts the sub-agents still running when the session
 // closes (a running turn does so itself when Close cancels it; this
-// covers the rest), within a second in all.
+// covers the rest), within a second.
 func (s *Session) stopChildren(srv *appServer) {
-	s.mu.Lock()
-	kids := make(map[string]string, len(s.kids))
-	for k, v := range s.kids {
-		kids[k] = v
-	}
-	s.mu.Unlock()
-	if srv == nil || srv.gen != s.gen || len(kids) == 0 {
-		return
-	}
-	deadline := time.Now().Add(time.Second)
-	for thread, turnID := range kids {
-		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		_ = srv.c.Call(ctx, mTurnInterrupt, turnRef{ThreadID: thread, TurnID: turnID}, nil)
-		_ = srv.c.Call(ctx, mCleanTerminals, map[string]string{"threadId": thread}, nil)
-		cancel()
+	if srv != nil && srv.gen == s.gen {
+		s.interruptChildren(srv, time.Second)
 	}
 }
 

@@ -20,16 +20,10 @@ type answer struct {
 	result any
 }
 
-// request answers a server-to-client request: approvals go to the editor;
-// anything else is refused. A sub-agent's approvals go to its child
-// session, or to the session tied to its spawn call (subagent.go); its
-// other questions are refused.
+// request answers a server-to-client request of the session's thread:
+// approvals go to the editor; anything else is refused.
 func (t *turn) request(ctx context.Context, m *message, ev *event) {
 	c := t.srv.c
-	if ev.ThreadID != "" && ev.ThreadID != t.s.thread {
-		t.childRequest(ctx, m, ev)
-		return
-	}
 	if m.Method == rUserInput && ev.TurnID == t.id && ctx.Err() == nil {
 		t.askUser(ctx, m.ID, ev)
 		return
@@ -49,7 +43,9 @@ func (t *turn) request(ctx context.Context, m *message, ev *event) {
 	t.approve(ctx, m, ev, nil)
 }
 
-// childRequest answers a sub-agent's request.
+// childRequest answers a sub-agent's request: its approvals go to its
+// child session, or to the session tied to its spawn call (subagent.go);
+// its other questions are refused.
 func (t *turn) childRequest(ctx context.Context, m *message, ev *event) {
 	sa := t.sub(ev.ThreadID)
 	if m.Method != rCommandApproval && m.Method != rFileApproval {

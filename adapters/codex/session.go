@@ -308,7 +308,7 @@ func (t *turn) interrupt(done chan<- struct{}, answered *atomic.Bool, ended bool
 	kids := make(chan struct{})
 	go func() {
 		defer close(kids)
-		t.interruptChildren()
+		t.s.interruptChildren(t.srv, t.s.a.opts.CancelGrace)
 	}()
 	defer func() { <-kids }()
 	if ended {

@@ -127,8 +127,7 @@ func (t *turn) agentItem(ctx context.Context, host, method string, it *item) (bo
 	case it.Type == itemSubAgent:
 		return true, nil // its end is the thread's own turn/completed
 	case method == nItemStarted:
-		title, _ := collabTitle(it.Tool)
-		tc := &acp.ToolCall{ToolCallID: acp.ToolCallID(it.ID), Title: title, Kind: acp.ToolKindThink,
+		tc := &acp.ToolCall{ToolCallID: acp.ToolCallID(it.ID), Title: collabTitle(it.Tool), Kind: acp.ToolKindThink,
 			Status: acp.ToolCallStatusInProgress, RawInput: map[string]any{"tool": it.Tool, "prompt": it.Prompt, "receiverThreadIds": it.ReceiverThreadIDs}}
 		return true, t.to(ctx, host, acp.SessionUpdate{ToolCall: tc})
 	}
@@ -153,26 +152,26 @@ func (t *turn) agentItem(ctx context.Context, host, method string, it *item) (bo
 }
 
 // collabTitle is the title of a collab tool call.
-func collabTitle(tool string) (string, bool) {
+func collabTitle(tool string) string {
 	switch tool {
 	case "spawnAgent":
-		return "Start a sub-agent", true
+		return "Start a sub-agent"
 	case "wait":
-		return "Wait for sub-agents", true
+		return "Wait for sub-agents"
 	case "sendInput", "sendMessage":
-		return "Message a sub-agent", true
+		return "Message a sub-agent"
 	case "followupTask":
-		return "Give a sub-agent a follow-up task", true
+		return "Give a sub-agent a follow-up task"
 	case "resumeAgent":
-		return "Resume a sub-agent", true
+		return "Resume a sub-agent"
 	case "interruptAgent":
-		return "Interrupt a sub-agent", true
+		return "Interrupt a sub-agent"
 	case "closeAgent":
-		return "Close a sub-agent", true
+		return "Close a sub-agent"
 	case "listAgents":
-		return "List sub-agents", true
+		return "List sub-agents"
 	}
-	return "Sub-agent tool: " + tool, false
+	return "Sub-agent tool: " + tool
 }
 
 // spawned records the sub-agent thread the host's call started and, for
@@ -228,11 +227,11 @@ func (t *turn) childState(ctx context.Context, sa *subagent, state string, stop 
 // child handles a message of a sub-agent thread. end reports the end of
 // the session's turn, which waited for this sub-agent.
 func (t *turn) child(ctx context.Context, m *message, ev *event) (acp.StopReason, bool, error) {
-	sa := t.sub(ev.ThreadID)
 	if len(m.ID) > 0 {
-		t.request(ctx, m, ev)
+		t.childRequest(ctx, m, ev)
 		return "", false, nil
 	}
+	sa := t.sub(ev.ThreadID)
 	if sa == nil {
 		return "", false, nil
 	}
@@ -369,34 +368,11 @@ func (t *turn) leftChildren(ctx context.Context) {
 	var stop string
 	if !t.dead {
 		stop = "cancelled"
-		t.interruptChildren()
+		t.s.interruptChildren(t.srv, t.s.a.opts.CancelGrace)
 	}
 	for _, sa := range t.s.subs {
 		if sa.turn != "" {
 			_ = t.childEnded(ctx, sa, stop)
 		}
-	}
-}
-
-// interruptChildren sends turn/interrupt to every running sub-agent turn
-// at once and waits for the answers (each bounded by the cancel grace).
-// It reads the running turns under the session's lock, so it may run
-// beside the turn's goroutine.
-func (t *turn) interruptChildren() {
-	t.s.mu.Lock()
-	kids := make(map[string]string, len(t.s.kids))
-	for k, v := range t.s.kids {
-		kids[k] = v
-	}
-	t.s.mu.Unlock()
-	done := make(chan struct{}, len(kids))
-	for thread, turnID := range kids {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			t.s.interruptChild(t.srv, thread, turnID)
-		}()
-	}
-	for range kids {
-		<-done
 	}
 }

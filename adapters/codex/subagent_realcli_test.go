@@ -194,7 +194,8 @@ func (e *subEditor) all() []subFrame {
 	return append([]subFrame(nil), e.frames...)
 }
 
-// text is the text of the frame's content block or first tool content.
+// frameText is the text of the frame's content block or of its tool
+// contents.
 func frameText(u map[string]any) string {
 	if c, ok := u["content"].(map[string]any); ok {
 		s, _ := c["text"].(string)
@@ -261,24 +262,33 @@ func promptText(ctx context.Context, s acp.Session, text string) (acp.StopReason
 	return s.Prompt(ctx, acp.PromptRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
 }
 
+// askHelper runs the scenario's first prompt (a sub-agent that reports
+// back) to its end for an editor with or without child sessions; the
+// session is closed at the end of the test.
+func askHelper(t *testing.T, children bool) (acp.Session, *subEditor) {
+	t.Helper()
+	a, env := subagentCodex(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	e := newSubEditor(t, children)
+	s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: env.Dir}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if stop, err := promptText(ctx, s, "Ask a helper what is in the project."); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("Prompt = %q, %v", stop, err)
+	}
+	return s, e
+}
+
 // TestRealCodexSubagentChildSessions: for an editor that takes child
 // sessions, Codex's sub-agent is a session of its own, announced on the
 // parent before anything of it, with its thinking, text, tool call and
 // approval, ending idle; the spawn call is the parent's, completed with
 // the report, and the parent's text has nothing of the sub-agent's.
 func TestRealCodexSubagentChildSessions(t *testing.T) {
-	a, env := subagentCodex(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	e := newSubEditor(t, true)
-	s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: env.Dir}, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if stop, err := promptText(ctx, s, "Ask a helper what is in the project."); err != nil || stop != acp.StopReasonEndTurn {
-		t.Fatalf("Prompt = %q, %v", stop, err)
-	}
+	s, e := askHelper(t, true)
 	frames := e.all()
 	parent := s.ID()
 	child := announcedChild(t, frames, parent, "lister")
@@ -330,25 +340,8 @@ func TestRealCodexSubagentChildSessions(t *testing.T) {
 // _meta, its report as the call's content at the end; nothing of it is the
 // parent's text, and no other session id is used.
 func TestRealCodexSubagentUnderCall(t *testing.T) {
-	a, env := subagentCodex(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	e := newSubEditor(t, false)
-	s, err := a.NewSession(ctx, acp.NewSessionRequest{Cwd: env.Dir}, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if stop, err := promptText(ctx, s, "Ask a helper what is in the project."); err != nil || stop != acp.StopReasonEndTurn {
-		t.Fatalf("Prompt = %q, %v", stop, err)
-	}
+	s, e := askHelper(t, false)
 	const spawn = "toolu_000000000000000000000001"
-	parentOf := func(m any) string {
-		meta, _ := m.(map[string]any)
-		cx, _ := meta["codex"].(map[string]any)
-		p, _ := cx["parentToolCallId"].(string)
-		return p
-	}
 	var parentText string
 	var spawnStates []string
 	var cmdParents []string
