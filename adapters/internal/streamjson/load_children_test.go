@@ -94,7 +94,7 @@ func TestFindChildren(t *testing.T) {
 			if got := k.ends[string(tt.agent)]; got != "completed" {
 				t.Errorf("it ended %q, want completed", got)
 			}
-			if st := k.final(string(tt.agent)); st.State != acp.SubagentIdle || st.StopReason == nil || *st.StopReason != acp.StopReasonEndTurn {
+			if st := k.ends.final(string(tt.agent)); st.State != acp.SubagentIdle || st.StopReason == nil || *st.StopReason != acp.StopReasonEndTurn {
 				t.Errorf("final state %+v, want idle/end_turn", st)
 			}
 			sub, err := readChildChain(kid.path)

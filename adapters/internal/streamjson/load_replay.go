@@ -70,7 +70,7 @@ func (r *chainReplay) send(c acp.Client, id acp.SessionID, u acp.SessionUpdate) 
 // showChildren replays sub-agents as child sessions when the editor takes
 // them (see replayedChildren).
 func (r *chainReplay) showChildren(c acp.Client, id acp.SessionID) {
-	r.tr.kids = replayedChildren(c, id, r.send, r.kids.final)
+	r.tr.kids = replayedChildren(c, id, r.send, r.kids.ends.final)
 }
 
 // replayedChildren are the child sessions of a replay to the editor c of
