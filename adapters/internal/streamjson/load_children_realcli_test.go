@@ -24,13 +24,7 @@ import (
 // against the pinned unstable schema (the plain editor's against the
 // stable one).
 func TestRealCLILoadSubagents(t *testing.T) {
-	for _, tt := range []struct {
-		scenario     string
-		agent, child acp.ToolCallID
-	}{
-		{"subagent_sync", "toolu_agent_sync_01", "toolu_child_bash_01"},
-		{"subagent_background", "toolu_agent_bg_01", "toolu_child_bash_02"},
-	} {
+	for _, tt := range subagentCases {
 		t.Run(tt.scenario, func(t *testing.T) {
 			newAdapter, cwd := subagentWorld(t, tt.scenario)
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
