@@ -77,7 +77,7 @@ func TestRealCLILoadSubagents(t *testing.T) {
 			}
 
 			// Loaded for an editor without the capability.
-			l := &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+			l := newSubagentLog()
 			a3 := newAdapter()
 			s3, err := a3.LoadSession(ctx, acp.LoadSessionRequest{SessionID: id, Cwd: cwd}, l.client(t))
 			if err != nil {

@@ -243,7 +243,7 @@ func checkLoadedChild(t *testing.T, frames []childFrame, parent, child acp.Sessi
 func TestLoadSubagentUnderAgentCall(t *testing.T) {
 	for _, tt := range subagentCases {
 		t.Run(tt.dir, func(t *testing.T) {
-			l := &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+			l := newSubagentLog()
 			c := l.client(t)
 			update := c.Update
 			var ids []acp.SessionID
@@ -343,7 +343,7 @@ func TestLoadSubagentUnfinished(t *testing.T) {
 			}
 			_ = s.Close()
 
-			l := &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+			l := newSubagentLog()
 			_, s = loadStored(t, tt.dir, l.client(t), edit)
 			defer s.Close()
 			l.mu.Lock()

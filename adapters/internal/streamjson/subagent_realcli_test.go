@@ -22,6 +22,10 @@ type subagentLog struct {
 	asked   []acp.RequestPermissionRequest
 }
 
+func newSubagentLog() *subagentLog {
+	return &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+}
+
 func (l *subagentLog) client(t *testing.T) *acptest.Client {
 	v := acptest.Load(t)
 	return &acptest.Client{
@@ -89,7 +93,7 @@ func callText(c map[string]any) string {
 func TestRealCLISubagentWithoutCapability(t *testing.T) {
 	for _, tt := range subagentCases {
 		t.Run(tt.scenario, func(t *testing.T) {
-			l := &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+			l := newSubagentLog()
 			s := realCLI(t, tt.scenario, l.client(t))
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
