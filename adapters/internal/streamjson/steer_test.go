@@ -130,7 +130,7 @@ func steerCancelAndPrompt(t *testing.T, play func(*cli) error) {
 	case o := <-done:
 		t.Fatalf("the turn ended (%q, %v) before it streamed", o.stop, o.err)
 	}
-	if err := a.Steer(t.Context(), s, acp.SteeringRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("Stop that.")}}); err != nil {
+	if err := a.Steer(t.Context(), s, steerRequest(s, "Stop that.")); err != nil {
 		t.Fatalf("Steer: %v", err)
 	}
 	cancel()
