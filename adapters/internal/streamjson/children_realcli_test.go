@@ -174,13 +174,7 @@ func checkChildOrder(t *testing.T, frames []childFrame, parent acp.SessionID) ac
 // of its own, announced on the parent before anything of it, with its
 // prompt, text, tool call and permission request, and it ends idle.
 func TestRealCLISubagentChildSessions(t *testing.T) {
-	for _, tt := range []struct {
-		scenario     string
-		agent, child acp.ToolCallID
-	}{
-		{"subagent_sync", "toolu_agent_sync_01", "toolu_child_bash_01"},
-		{"subagent_background", "toolu_agent_bg_01", "toolu_child_bash_02"},
-	} {
+	for _, tt := range subagentCases {
 		t.Run(tt.scenario, func(t *testing.T) {
 			e := newChildEditor(t)
 			s := realCLI(t, tt.scenario, e)

@@ -35,7 +35,7 @@ func ReplayHistory(ctx context.Context, c acp.Client, id acp.SessionID, cwd stri
 	send := func(u acp.SessionUpdate) { to(c, id, u) }
 	tr := newTranslator(cwd, log)
 	tr.emit = send
-	tr.kids = replayedChildren(c, id, to, historyEnds(lines))
+	tr.kids = replayedChildren(c, id, to, historyEnds(lines).final)
 	for _, l := range lines {
 		line := bytes.TrimSpace(l.Line)
 		if !validJSON(line) {
@@ -92,8 +92,8 @@ func promptBlock(b gjson.Result) (acp.ContentBlock, bool) {
 
 // historyEnds is how the sub-agents of a recorded conversation ended, by
 // Agent call: the state of its task_notification.
-func historyEnds(lines []HistoryLine) func(call string) acp.SubagentState {
-	ends := map[string]string{}
+func historyEnds(lines []HistoryLine) taskEnds {
+	ends := taskEnds{}
 	for _, l := range lines {
 		if !l.FromAgent || !bytes.Contains(l.Line, []byte(`"task_notification"`)) || !validJSON(bytes.TrimSpace(l.Line)) {
 			continue
@@ -103,7 +103,5 @@ func historyEnds(lines []HistoryLine) func(call string) acp.SubagentState {
 			ends[root.Get("tool_use_id").String()] = root.Get("status").String()
 		}
 	}
-	return func(call string) acp.SubagentState {
-		return acp.SubagentState{State: acp.SubagentIdle, StopReason: endReason(ends[call])}
-	}
+	return ends
 }

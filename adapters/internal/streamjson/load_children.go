@@ -34,7 +34,7 @@ import (
 type storedChildren struct {
 	files  map[string]string       // agent id -> its transcript
 	byCall map[string]*storedChild // Agent call id -> the sub-agent it ran
-	ends   map[string]string       // Agent call id -> how its sub-agent ended (task status)
+	ends   taskEnds                // how the sub-agents ended
 }
 
 // storedChild is one sub-agent's transcript and what its meta file says.
@@ -48,7 +48,7 @@ type storedChild struct {
 // findChildren indexes the sub-agent transcripts of the session whose
 // transcript is at path; a session without any has none.
 func findChildren(path string) *storedChildren {
-	k := &storedChildren{files: map[string]string{}, byCall: map[string]*storedChild{}, ends: map[string]string{}}
+	k := &storedChildren{files: map[string]string{}, byCall: map[string]*storedChild{}, ends: taskEnds{}}
 	root := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -123,11 +123,15 @@ func (k *storedChildren) scan(chain [][]byte) {
 	}
 }
 
+// taskEnds is how the sub-agents of a conversation ended, by the Agent
+// call that ran each: its task status.
+type taskEnds map[string]string
+
 // final is the state the sub-agent of the Agent call ended in: idle, with
 // the stop reason its end had live; with none when the conversation does
 // not say how it ended (the CLI stopped first).
-func (k *storedChildren) final(call string) acp.SubagentState {
-	return acp.SubagentState{State: acp.SubagentIdle, StopReason: endReason(k.ends[call])}
+func (e taskEnds) final(call string) acp.SubagentState {
+	return acp.SubagentState{State: acp.SubagentIdle, StopReason: endReason(e[call])}
 }
 
 // started is the task_started frame the live CLI sent when the Agent call

@@ -2,15 +2,10 @@ package streamjson
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
 )
 
 // TestRealCLILoadSubagents runs a turn with a sub-agent (in the foreground,
@@ -24,15 +19,9 @@ import (
 // against the pinned unstable schema (the plain editor's against the
 // stable one).
 func TestRealCLILoadSubagents(t *testing.T) {
-	for _, tt := range []struct {
-		scenario     string
-		agent, child acp.ToolCallID
-	}{
-		{"subagent_sync", "toolu_agent_sync_01", "toolu_child_bash_01"},
-		{"subagent_background", "toolu_agent_bg_01", "toolu_child_bash_02"},
-	} {
+	for _, tt := range subagentCases {
 		t.Run(tt.scenario, func(t *testing.T) {
-			newAdapter, cwd := subagentWorld(t, tt.scenario)
+			newAdapter, cwd, _ := restartWorld(t, tt.scenario)
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
 
@@ -83,7 +72,7 @@ func TestRealCLILoadSubagents(t *testing.T) {
 			}
 
 			// Loaded for an editor without the capability.
-			l := &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+			l := newSubagentLog()
 			a3 := newAdapter()
 			s3, err := a3.LoadSession(ctx, acp.LoadSessionRequest{SessionID: id, Cwd: cwd}, l.client(t))
 			if err != nil {
@@ -95,37 +84,4 @@ func TestRealCLILoadSubagents(t *testing.T) {
 			}
 		})
 	}
-}
-
-// subagentWorld starts the scripted model server for a scenario, with its
-// project files, and returns a maker of adapters on the real CLI that
-// share one CLI home (so that each sees the sessions the others stored),
-// and the project directory.
-func subagentWorld(t *testing.T, scenario string) (func() *Adapter, string) {
-	bin, home, tmp, project := realCLIWorld(t)
-	path := filepath.Join(scenarioDir, scenario+".json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gjson.GetBytes(raw, "files").ForEach(func(k, v gjson.Result) bool {
-		if err := os.WriteFile(filepath.Join(project, k.String()), []byte(v.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return true
-	})
-	sc, err := modelserver.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := modelserver.New(sc.Expand(map[string]string{"cwd": project, "home": home}), modelserver.Options{Logf: t.Logf})
-	url := srv.Start()
-	t.Cleanup(srv.Close)
-	return func() *Adapter {
-		a := New(Options{Path: bin, Env: modelserver.ClaudeEnv(url, home, tmp), Logger: testLogger(t),
-			ModelCache:  filepath.Join(home, "models.json"),
-			CancelGrace: 20 * time.Second, StopGrace: 2 * time.Second})
-		t.Cleanup(func() { _ = a.Close() })
-		return a
-	}, project
 }

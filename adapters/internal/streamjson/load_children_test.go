@@ -14,21 +14,23 @@ import (
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
-// The sub-agent cases in testdata/subagents are transcripts Claude Code
-// 2.1.329 stored for the scenarios subagent_sync (foreground) and
-// subagent_background, cut down to their conversation entries and
-// normalised: session.jsonl is the session's transcript, subagents/ the
-// folder the CLI keeps beside it (<session id>/subagents/agent-<id>.jsonl
-// and .meta.json).
-var storedSubagentCases = []struct {
+// The sub-agent cases: the recording scenarios subagent_sync (in the
+// foreground) and subagent_background, which the real-CLI tests play, and
+// in testdata/subagents/<dir> the transcripts Claude Code 2.1.329 stored
+// for them, cut down to their conversation entries and normalised:
+// session.jsonl is the session's transcript, subagents/ the folder the CLI
+// keeps beside it (<session id>/subagents/agent-<id>.jsonl and
+// .meta.json).
+var subagentCases = []struct {
+	scenario   string
 	dir        string
 	agent      acp.ToolCallID // the Agent call
 	child      acp.ToolCallID // the sub-agent's Bash call
 	id         acp.SessionID  // the sub-agent's agent id
 	background bool
 }{
-	{"foreground", "toolu_agent_sync_01", "toolu_child_bash_01", "a00000000000000f1", false},
-	{"background", "toolu_agent_bg_01", "toolu_child_bash_02", "a00000000000000b1", true},
+	{"subagent_sync", "foreground", "toolu_agent_sync_01", "toolu_child_bash_01", "a00000000000000f1", false},
+	{"subagent_background", "background", "toolu_agent_bg_01", "toolu_child_bash_02", "a00000000000000b1", true},
 }
 
 // storeWithChildren puts a testdata/subagents case where the CLI keeps
@@ -64,7 +66,7 @@ func storeWithChildren(t *testing.T, config, dir string) (acp.SessionID, string)
 // session: which Agent call ran which, whether in the background, how each
 // ended, and the sub-agent's own conversation.
 func TestFindChildren(t *testing.T) {
-	for _, tt := range storedSubagentCases {
+	for _, tt := range subagentCases {
 		t.Run(tt.dir, func(t *testing.T) {
 			_, path := storeWithChildren(t, t.TempDir(), tt.dir)
 			f, err := os.Open(path)
@@ -94,7 +96,7 @@ func TestFindChildren(t *testing.T) {
 			if got := k.ends[string(tt.agent)]; got != "completed" {
 				t.Errorf("it ended %q, want completed", got)
 			}
-			if st := k.final(string(tt.agent)); st.State != acp.SubagentIdle || st.StopReason == nil || *st.StopReason != acp.StopReasonEndTurn {
+			if st := k.ends.final(string(tt.agent)); st.State != acp.SubagentIdle || st.StopReason == nil || *st.StopReason != acp.StopReasonEndTurn {
 				t.Errorf("final state %+v, want idle/end_turn", st)
 			}
 			sub, err := readChildChain(kid.path)
@@ -174,7 +176,7 @@ func bySession(t *testing.T, frames []childFrame) map[acp.SessionID][]acp.Sessio
 // them on the parent; the Agent call is the parent's, completed with the
 // report. Nothing of it is left running.
 func TestLoadSubagentChildSessions(t *testing.T) {
-	for _, tt := range storedSubagentCases {
+	for _, tt := range subagentCases {
 		t.Run(tt.dir, func(t *testing.T) {
 			e := newChildEditor(t)
 			id, s := loadStored(t, tt.dir, e, nil)
@@ -239,9 +241,9 @@ func checkLoadedChild(t *testing.T, frames []childFrame, parent, child acp.Sessi
 // Agent call (_meta naming it), its text never the parent's, and the
 // Agent call completed with the report; no child session id is sent.
 func TestLoadSubagentUnderAgentCall(t *testing.T) {
-	for _, tt := range storedSubagentCases {
+	for _, tt := range subagentCases {
 		t.Run(tt.dir, func(t *testing.T) {
-			l := &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+			l := newSubagentLog()
 			c := l.client(t)
 			update := c.Update
 			var ids []acp.SessionID
@@ -313,7 +315,7 @@ func keepLines(t *testing.T, path string, n int) {
 // not known, and its Agent call is failed like any tool call left without
 // a result; nothing of it is left running, for either editor.
 func TestLoadSubagentUnfinished(t *testing.T) {
-	for _, tt := range storedSubagentCases {
+	for _, tt := range subagentCases {
 		// The foreground session up to its Agent call; the background one
 		// up to the parent's answer, before the task notification.
 		keep := 3
@@ -341,7 +343,7 @@ func TestLoadSubagentUnfinished(t *testing.T) {
 			}
 			_ = s.Close()
 
-			l := &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+			l := newSubagentLog()
 			_, s = loadStored(t, tt.dir, l.client(t), edit)
 			defer s.Close()
 			l.mu.Lock()
@@ -421,15 +423,9 @@ func TestLoadNestedSubagent(t *testing.T) {
 // once with its final state before anything of it, and nothing of it is
 // the parent's.
 func TestReplayHistorySubagents(t *testing.T) {
-	for _, tt := range []struct {
-		name         string
-		agent, child acp.ToolCallID
-	}{
-		{"subagent_sync", "toolu_agent_sync_01", "toolu_child_bash_01"},
-		{"subagent_background", "toolu_agent_bg_01", "toolu_child_bash_02"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			fx, err := recording.Load(filepath.Join(recordedDir, tt.name+".txtar"))
+	for _, tt := range subagentCases {
+		t.Run(tt.scenario, func(t *testing.T) {
+			fx, err := recording.Load(filepath.Join(recordedDir, tt.scenario+".txtar"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -50,15 +50,15 @@ func (l *updateLog) take() []acp.SessionUpdate {
 	return out
 }
 
-// TestRealCLILoadAfterRestart runs a turn with the real CLI, then, in a new
-// adapter (as after restarting the bridge), lists and loads the session
-// from the CLI's own transcript file and prompts again: the replay shows
-// what the live turn showed, and the resumed CLI answers with the whole
-// conversation as context. It needs the real CLI (realCLIWorld).
-func TestRealCLILoadAfterRestart(t *testing.T) {
+// restartWorld starts the scripted model server for a scenario, with more
+// turns after its own and with its project files, and returns a maker of
+// adapters on the real CLI that share one CLI home (so that each, as
+// after restarting the bridge, sees the sessions the others stored), the
+// project directory and the server.
+func restartWorld(t *testing.T, scenario string, more ...modelserver.Turn) (func() *Adapter, string, *modelserver.Server) {
 	bin, home, tmp, project := realCLIWorld(t)
-	scenario := filepath.Join(scenarioDir, "bash_allow.json")
-	raw, err := os.ReadFile(scenario)
+	path := filepath.Join(scenarioDir, scenario+".json")
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,22 +68,31 @@ func TestRealCLILoadAfterRestart(t *testing.T) {
 		}
 		return true
 	})
-	sc, err := modelserver.Load(scenario)
+	sc, err := modelserver.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const resumed = "Yes: build/ was created in the previous turn."
-	sc.Turns = append(sc.Turns, modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text(resumed)}})
+	sc.Turns = append(sc.Turns, more...)
 	srv := modelserver.New(sc.Expand(map[string]string{"cwd": project, "home": home}), modelserver.Options{Logf: t.Logf})
 	url := srv.Start()
 	t.Cleanup(srv.Close)
-	newAdapter := func() *Adapter {
+	return func() *Adapter {
 		a := New(Options{Path: bin, Env: modelserver.ClaudeEnv(url, home, tmp), Logger: testLogger(t),
 			ModelCache:  filepath.Join(home, "models.json"),
 			CancelGrace: 20 * time.Second, StopGrace: 2 * time.Second})
 		t.Cleanup(func() { _ = a.Close() })
 		return a
-	}
+	}, project, srv
+}
+
+// TestRealCLILoadAfterRestart runs a turn with the real CLI, then, in a new
+// adapter (as after restarting the bridge), lists and loads the session
+// from the CLI's own transcript file and prompts again: the replay shows
+// what the live turn showed, and the resumed CLI answers with the whole
+// conversation as context. It needs the real CLI (realCLIWorld).
+func TestRealCLILoadAfterRestart(t *testing.T) {
+	const resumed = "Yes: build/ was created in the previous turn."
+	newAdapter, project, srv := restartWorld(t, "bash_allow", modelserver.Turn{Blocks: []modelserver.Block{modelserver.Text(resumed)}})
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	const first = "Create a build directory and show me what is in the project."

@@ -33,7 +33,7 @@ func replayChain(ctx context.Context, c acp.Client, id acp.SessionID, cwd string
 	r.tr.emit = func(u acp.SessionUpdate) { r.send(c, id, u) }
 	if kids != nil {
 		kids.scan(chain)
-		r.showChildren(c, id)
+		r.tr.kids = replayedChildren(c, id, r.send, kids.ends.final)
 	}
 	for _, line := range chain {
 		r.entry(gjson.ParseBytes(line), "", 0)
@@ -65,12 +65,6 @@ func (r *chainReplay) send(c acp.Client, id acp.SessionID, u acp.SessionUpdate) 
 	if r.err == nil {
 		r.err = c.SessionUpdate(r.ctx, acp.SessionNotification{SessionID: id, Update: u})
 	}
-}
-
-// showChildren replays sub-agents as child sessions when the editor takes
-// them (see replayedChildren).
-func (r *chainReplay) showChildren(c acp.Client, id acp.SessionID) {
-	r.tr.kids = replayedChildren(c, id, r.send, r.kids.final)
 }
 
 // replayedChildren are the child sessions of a replay to the editor c of

@@ -28,8 +28,6 @@ import (
 // the message). Ending the turn at the first result would hand the second
 // to the next prompt, which would be answered "cancelled" at once.
 
-var _ acp.Steerer = (*Adapter)(nil)
-
 // Steerable reports whether the dialect's CLI takes user messages into a
 // running turn and reports which result answers which (Claude Code).
 func (a *Adapter) Steerable() bool { return a.dialect.claudeFeatures }

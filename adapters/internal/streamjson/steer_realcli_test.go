@@ -61,20 +61,7 @@ func TestRealCLISteering(t *testing.T) {
 	a, s, srv := steerWorld(t, c.client())
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	type result struct {
-		stop acp.StopReason
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		stop, err := s.Prompt(ctx, prompt("Tell me something, slowly."))
-		done <- result{stop, err}
-	}()
-	select {
-	case <-streaming:
-	case r := <-done:
-		t.Fatalf("the turn ended (%v) before it streamed", r)
-	}
+	done := promptStreaming(t, ctx, s, "Tell me something, slowly.", streaming)
 	if err := a.Steer(ctx, s, steerRequest(s, modelserver.SteerText)); err != nil {
 		t.Fatalf("Steer: %v", err)
 	}

@@ -86,6 +86,30 @@ func interruptAnswer(id string, cancelled ...string) string {
 // abortedReply is the result of the reply the steering message aborted.
 const abortedReply = `{"type":"result","subtype":"success","is_error":false,"stop_reason":null,"result":"Th"}`
 
+// promptResult is how a Prompt run in the background ended.
+type promptResult struct {
+	stop acp.StopReason
+	err  error
+}
+
+// promptStreaming runs a prompt on s in the background and returns once
+// the turn streams (streaming receives); the channel then gives how
+// Prompt ended. A turn that ends before it streams fails the test.
+func promptStreaming(t *testing.T, ctx context.Context, s acp.Session, text string, streaming <-chan struct{}) <-chan promptResult {
+	t.Helper()
+	done := make(chan promptResult, 1)
+	go func() {
+		stop, err := s.Prompt(ctx, prompt(text))
+		done <- promptResult{stop, err}
+	}()
+	select {
+	case <-streaming:
+	case r := <-done:
+		t.Fatalf("the turn ended (%q, %v) before it streamed", r.stop, r.err)
+	}
+	return done
+}
+
 // steerCancelAndPrompt runs a turn on play, steers it once it streams and
 // cancels it, then runs one more prompt. The first must end cancelled, the
 // second with its own reply.
@@ -116,21 +140,8 @@ func steerCancelAndPrompt(t *testing.T, play func(*cli) error) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	type outcome struct {
-		stop acp.StopReason
-		err  error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		stop, err := s.Prompt(ctx, prompt("Tell me something, slowly."))
-		done <- outcome{stop, err}
-	}()
-	select {
-	case <-streaming:
-	case o := <-done:
-		t.Fatalf("the turn ended (%q, %v) before it streamed", o.stop, o.err)
-	}
-	if err := a.Steer(t.Context(), s, acp.SteeringRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock("Stop that.")}}); err != nil {
+	done := promptStreaming(t, ctx, s, "Tell me something, slowly.", streaming)
+	if err := a.Steer(t.Context(), s, steerRequest(s, "Stop that.")); err != nil {
 		t.Fatalf("Steer: %v", err)
 	}
 	cancel()

@@ -22,6 +22,10 @@ type subagentLog struct {
 	asked   []acp.RequestPermissionRequest
 }
 
+func newSubagentLog() *subagentLog {
+	return &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+}
+
 func (l *subagentLog) client(t *testing.T) *acptest.Client {
 	v := acptest.Load(t)
 	return &acptest.Client{
@@ -87,15 +91,9 @@ func callText(c map[string]any) string {
 // both ways (foreground and background) for an editor that did not ask for
 // sub-agent sessions: the sub-agent's work shows only under the Agent call.
 func TestRealCLISubagentWithoutCapability(t *testing.T) {
-	for _, tt := range []struct {
-		scenario     string
-		agent, child acp.ToolCallID
-	}{
-		{"subagent_sync", "toolu_agent_sync_01", "toolu_child_bash_01"},
-		{"subagent_background", "toolu_agent_bg_01", "toolu_child_bash_02"},
-	} {
+	for _, tt := range subagentCases {
 		t.Run(tt.scenario, func(t *testing.T) {
-			l := &subagentLog{calls: map[acp.ToolCallID]map[string]any{}, history: map[acp.ToolCallID][]map[string]any{}}
+			l := newSubagentLog()
 			s := realCLI(t, tt.scenario, l.client(t))
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
