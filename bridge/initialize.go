@@ -41,7 +41,7 @@ func (c *connection) initialize(ctx context.Context, params json.RawMessage) (an
 		ProtocolVersion: protocolVersion,
 		AgentInfo: &acp.Implementation{
 			Name:    c.srv.opts.Name,
-			Title:   optional(info.Title),
+			Title:   acp.NonEmpty(info.Title),
 			Version: c.srv.opts.Version,
 		},
 		AgentCapabilities: c.srv.capabilities(info),
@@ -223,11 +223,4 @@ func authMethodID(m acp.AuthMethod) acp.AuthMethodID {
 		return m.Terminal.ID
 	}
 	return ""
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

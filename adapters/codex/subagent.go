@@ -196,7 +196,7 @@ func (t *turn) spawned(ctx context.Context, host, call, thread, agentPath, promp
 	}
 	sa.client, sa.state = t.maker.Child(acp.SessionID(thread)), acp.SubagentRunning
 	err := t.to(ctx, host, acp.SessionUpdate{SubagentUpdate: &acp.SubagentUpdate{
-		SessionID: acp.SessionID(thread), Title: &title, Description: nonEmpty(agentPath),
+		SessionID: acp.SessionID(thread), Title: &title, Description: acp.NonEmpty(agentPath),
 		Capabilities: &acp.SubagentSessionCapabilities{Cancel: &acp.SessionCancelCapabilities{}},
 		State:        &acp.SubagentState{State: acp.SubagentRunning},
 	}})
@@ -204,13 +204,6 @@ func (t *turn) spawned(ctx context.Context, host, call, thread, agentPath, promp
 		err = t.to(ctx, thread, acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(prompt)}})
 	}
 	return err
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // childState announces a child session's state on its host, when it

@@ -116,3 +116,12 @@ func nonNil[T any](s []T) []T {
 // Ptr returns a pointer to v. It fills optional fields inline:
 // Title: acp.Ptr("Reading file").
 func Ptr[T any](v T) *T { return &v }
+
+// NonEmpty is Ptr for an optional string field that is left out when the
+// string is empty.
+func NonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -290,8 +290,8 @@ func (t *translator) childStarted(call string, tu *toolUse, root gjson.Result) {
 	k.byCall[call] = id
 	announce := &acp.SubagentUpdate{
 		SessionID:    id,
-		Title:        nonEmpty(root.Get("description").String()),
-		Description:  nonEmpty(root.Get("subagent_type").String()),
+		Title:        acp.NonEmpty(root.Get("description").String()),
+		Description:  acp.NonEmpty(root.Get("subagent_type").String()),
 		Capabilities: &acp.SubagentSessionCapabilities{Cancel: &acp.SessionCancelCapabilities{}},
 		State:        &acp.SubagentState{State: acp.SubagentRunning},
 	}
@@ -404,13 +404,6 @@ func (t *translator) childState(id acp.SessionID, state string) {
 			SessionID: id, State: &acp.SubagentState{State: state},
 		}})
 	}
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 var _ acp.ChildCanceller = (*Session)(nil)
