@@ -38,71 +38,64 @@ func readChildFrame(f frame) childFrame {
 // reaches the agent unchanged without cancelling the parent's turn.
 func TestChildSessionsPassThrough(t *testing.T) {
 	t.Parallel()
-	for _, auto := range []bool{false, true} {
-		name := "alone"
-		if auto {
-			name = "auto"
+	aloneAndAuto(t, func(t *testing.T, auto bool) {
+		e := start(t, options{unstable: true, auto: auto, answer: func(method string, _ json.RawMessage) (any, error) {
+			return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject"}}, nil
+		}})
+		sid := e.open(map[string]any{"subagents": map[string]any{}})
+		kid := sid + "-kid"
+		before := e.noteCount()
+		ans := e.request("session/prompt", prompt(sid, "subagent"))
+		e.waitNote(before, func(f frame) bool { return last(chunks([]frame{f})) == "child was answered: reject" })
+		cancel := map[string]any{"sessionId": kid, "_meta": map[string]any{"why": "enough"}}
+		e.notify("session/cancel", cancel)
+		f := e.await(ans, "the prompt running a child")
+		if got := stopReason(t, f); got != "end_turn" {
+			t.Fatalf("stopReason %q, want end_turn: a child's cancel must not cancel the parent's turn", got)
 		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := start(t, options{unstable: true, auto: auto, answer: func(method string, _ json.RawMessage) (any, error) {
-				return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject"}}, nil
-			}})
-			sid := e.open(map[string]any{"subagents": map[string]any{}})
-			kid := sid + "-kid"
-			before := e.noteCount()
-			ans := e.request("session/prompt", prompt(sid, "subagent"))
-			e.waitNote(before, func(f frame) bool { return last(chunks([]frame{f})) == "child was answered: reject" })
-			cancel := map[string]any{"sessionId": kid, "_meta": map[string]any{"why": "enough"}}
-			e.notify("session/cancel", cancel)
-			f := e.await(ans, "the prompt running a child")
-			if got := stopReason(t, f); got != "end_turn" {
-				t.Fatalf("stopReason %q, want end_turn: a child's cancel must not cancel the parent's turn", got)
-			}
-			if got := last(chunks(e.notesSince(before))); got != "child cancelled" {
-				t.Errorf("the turn ended saying %q, want the agent's %q", got, "child cancelled")
-			}
-			checkChildCancel(t, e, cancel)
+		if got := last(chunks(e.notesSince(before))); got != "child cancelled" {
+			t.Errorf("the turn ended saying %q, want the agent's %q", got, "child cancelled")
+		}
+		checkChildCancel(t, e, cancel)
 
-			var got []childFrame
-			for _, n := range e.notesSince(before) {
-				// The session's commands, sent as it opened, may still be
-				// on their way when the prompt is sent.
-				if f := readChildFrame(n); f.Kind != "available_commands_update" {
-					got = append(got, f)
-				}
+		var got []childFrame
+		for _, n := range e.notesSince(before) {
+			// The session's commands, sent as it opened, may still be
+			// on their way when the prompt is sent.
+			if f := readChildFrame(n); f.Kind != "available_commands_update" {
+				got = append(got, f)
 			}
-			want := []childFrame{
-				{"session/update", sid, "subagent_update", kid},
-				{"session/update", kid, "agent_message_chunk", ""},
-				{"session/update", kid, "tool_call", ""},
-				{"session/update", kid, "agent_message_chunk", ""},
-				{"session/update", sid, "subagent_update", kid},
-				{"session/update", sid, "agent_message_chunk", ""},
-				{"session/update", kid, "tool_call_update", ""},
+		}
+		want := []childFrame{
+			{"session/update", sid, "subagent_update", kid},
+			{"session/update", kid, "agent_message_chunk", ""},
+			{"session/update", kid, "tool_call", ""},
+			{"session/update", kid, "agent_message_chunk", ""},
+			{"session/update", sid, "subagent_update", kid},
+			{"session/update", sid, "agent_message_chunk", ""},
+			{"session/update", kid, "tool_call_update", ""},
+		}
+		if !sameFrames(got, want) {
+			t.Errorf("notifications\n got %+v\nwant %+v (the last two in either order)", got, want)
+		}
+		// A child is no session of its own to the editor's other
+		// requests: ACP grants it only the cancel its capabilities say.
+		if f := e.call("session/set_mode", map[string]any{"sessionId": kid, "modeId": "code"}); f.Error == nil || f.Error.Code != -32002 {
+			t.Errorf("session/set_mode of the child: %s %+v, want -32002", f.Result, f.Error)
+		}
+		asked := e.askedAt("session/request_permission")
+		e.mu.Lock()
+		var perm childFrame
+		for _, a := range e.asked {
+			if a.Method == "session/request_permission" {
+				perm = readChildFrame(a)
 			}
-			if !sameFrames(got, want) {
-				t.Errorf("notifications\n got %+v\nwant %+v (the last two in either order)", got, want)
-			}
-			// A child is no session of its own to the editor's other
-			// requests: ACP grants it only the cancel its capabilities say.
-			if f := e.call("session/set_mode", map[string]any{"sessionId": kid, "modeId": "code"}); f.Error == nil || f.Error.Code != -32002 {
-				t.Errorf("session/set_mode of the child: %s %+v, want -32002", f.Result, f.Error)
-			}
-			asked := e.askedAt("session/request_permission")
-			e.mu.Lock()
-			var perm childFrame
-			for _, a := range e.asked {
-				if a.Method == "session/request_permission" {
-					perm = readChildFrame(a)
-				}
-			}
-			e.mu.Unlock()
-			if len(asked) != 1 || perm.Session != kid {
-				t.Errorf("permission requests %v of session %q, want one of the child %q", asked, perm.Session, kid)
-			}
-		})
-	}
+		}
+		e.mu.Unlock()
+		if len(asked) != 1 || perm.Session != kid {
+			t.Errorf("permission requests %v of session %q, want one of the child %q", asked, perm.Session, kid)
+		}
+	})
 }
 
 // sameFrames compares notifications in order, but for the last two: the

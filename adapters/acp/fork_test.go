@@ -19,16 +19,7 @@ import (
 // agent's, not the one it was forked from.
 func TestForkPassesThrough(t *testing.T) {
 	t.Parallel()
-	for _, auto := range []bool{false, true} {
-		name := "alone"
-		if auto {
-			name = "auto"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testFork(t, auto)
-		})
-	}
+	aloneAndAuto(t, testFork)
 }
 
 func testFork(t *testing.T, auto bool) {

@@ -137,6 +137,21 @@ type options struct {
 	auto bool
 }
 
+// aloneAndAuto runs test as two parallel subtests: with the agent served
+// alone, and through `auto` (options.auto).
+func aloneAndAuto(t *testing.T, test func(t *testing.T, auto bool)) {
+	for _, auto := range []bool{false, true} {
+		name := "alone"
+		if auto {
+			name = "auto"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, auto)
+		})
+	}
+}
+
 // start serves a bridge for the scripted agent until the test ends.
 func start(t *testing.T, o options) *editor {
 	t.Helper()

@@ -4,6 +4,7 @@ package pty
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -78,12 +79,12 @@ func (d *Dialog) validate(src source) error {
 	}
 	if d.OptionLine.set() {
 		names := d.OptionLine.SubexpNames()
-		if !contains(names, "key") || !contains(names, "label") {
+		if !slices.Contains(names, "key") || !slices.Contains(names, "label") {
 			return fmt.Errorf("%d: option_line of %s needs the groups (?P<key>…) and (?P<label>…)", src.in(d.line, "option_line"), where)
 		}
 	}
 	for k := range d.Kinds {
-		if !contains(kindOrder, k) {
+		if !slices.Contains(kindOrder, k) {
 			return fmt.Errorf("%d: unknown permission kind %q in %s (want one of %s)", src.in(d.line, "kinds"), k, where, strings.Join(kindOrder, ", "))
 		}
 	}
@@ -104,7 +105,7 @@ func validOptions(src source, line int, where string, opts []Option) error {
 			return missing(line, "label", where+" option")
 		case len(o.Keys) == 0:
 			return missing(o.line, "keys", fmt.Sprintf("%s option %q", where, o.Label))
-		case !contains(kindOrder, o.Kind):
+		case !slices.Contains(kindOrder, o.Kind):
 			return fmt.Errorf("%d: option %q of %s has kind %q (want one of %s)", o.line, o.Label, where, o.Kind, strings.Join(kindOrder, ", "))
 		}
 		if err := checkKeys(o.line, fmt.Sprintf("option %q of %s", o.Label, where), o.Keys); err != nil {
@@ -112,13 +113,4 @@ func validOptions(src source, line int, where string, opts []Option) error {
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -198,7 +199,7 @@ func signalSpec(spec *proc.Spec, p *Profile, o *Options, log zerolog.Logger) (*s
 	if !p.Signal.set() {
 		return nil, nil
 	}
-	if p.Signal.CommandOnly && !contains(p.Commands, filepath.Base(spec.Path)) {
+	if p.Signal.CommandOnly && !slices.Contains(p.Commands, filepath.Base(spec.Path)) {
 		log.Info().Str("command", spec.Path).Strs("profile_commands", p.Commands).
 			Msg("the agent is not started as one of the profile's commands: its turn reports are off, the idle screen ends turns")
 		return nil, nil

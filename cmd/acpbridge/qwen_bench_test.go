@@ -72,13 +72,7 @@ func BenchmarkQwen(b *testing.B) {
 	fmt.Fprintf(&t, "| | start | first chunk | long turn | bridge RSS | agent tree RSS |\n|---|---|---|---|---|---|\n")
 	for _, s := range subjects {
 		ss := samples[s.name]
-		f := func(get func(qwenSample) time.Duration) float64 {
-			var v []float64
-			for _, x := range ss {
-				v = append(v, float64(get(x))/float64(time.Millisecond))
-			}
-			return median(v)
-		}
+		f := func(get func(qwenSample) time.Duration) float64 { return medianMs(ss, get) }
 		var bridge, agent int64
 		for _, x := range ss {
 			bridge, agent = max(bridge, x.bridgeRSS), max(agent, x.agentRSS)
@@ -96,14 +90,7 @@ func BenchmarkQwen(b *testing.B) {
 	}
 	fmt.Fprintf(&t, "\nlaunch to ... (medians):\n| | Qwen up | prompt in | first chunk |\n|---|---|---|---|\n")
 	for _, s := range subjects {
-		ss := samples[s.name]
-		f := func(get func(qwenSample) time.Duration) float64 {
-			var v []float64
-			for _, x := range ss {
-				v = append(v, float64(get(x))/float64(time.Millisecond))
-			}
-			return median(v)
-		}
+		f := func(get func(qwenSample) time.Duration) float64 { return medianMs(samples[s.name], get) }
 		fmt.Fprintf(&t, "| %s | %.0f ms | %.0f ms | %.0f ms |\n", s.name, f(func(x qwenSample) time.Duration { return x.up }),
 			f(func(x qwenSample) time.Duration { return x.promptIn }), f(func(x qwenSample) time.Duration { return x.firstAt }))
 	}
@@ -120,6 +107,16 @@ type qwenSample struct {
 	bridgeRSS, agentRSS int64
 	// up, promptIn and firstAt are measured from launch (the trace).
 	up, promptIn, firstAt time.Duration
+}
+
+// medianMs is the median, in milliseconds, of the times get reads from
+// samples.
+func medianMs(samples []qwenSample, get func(qwenSample) time.Duration) float64 {
+	var v []float64
+	for _, x := range samples {
+		v = append(v, float64(get(x))/float64(time.Millisecond))
+	}
+	return median(v)
 }
 
 // qwenLong is the long turn's answer.
