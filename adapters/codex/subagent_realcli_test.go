@@ -77,121 +77,10 @@ func subagentCodex(t *testing.T) (*Adapter, *codexenv.Env) {
 	return a, env
 }
 
-// subEditor is an editor that keeps every update and permission request
-// of a session (and, when it takes child sessions, of its children), in
-// the order they were sent, each checked against the pinned unstable
-// schema.
-type subEditor struct {
-	acptest.Client // the calls a sub-agent scenario does not make
-	t              *testing.T
-	v              *acptest.Validator
-	children       bool // advertises clientCapabilities.subagents
-	// ask answers a permission request; nil allows once.
-	ask func(ctx context.Context, r acp.RequestPermissionRequest) acp.RequestPermissionResponse
-	// onUpdate, if set, sees each update as it is sent.
-	onUpdate func(session acp.SessionID, u map[string]any)
-
-	mu     sync.Mutex
-	frames []subFrame // guarded by mu
-}
-
-// subFrame is one update (u) or permission request (perm) as sent.
-type subFrame struct {
-	session acp.SessionID
-	u       map[string]any
-	perm    *acp.RequestPermissionRequest
-}
-
-func newSubEditor(t *testing.T, children bool) *subEditor {
-	return &subEditor{t: t, v: acptest.LoadUnstable(t), children: children}
-}
-
-// subView is the editor as one child session sees it.
-type subView struct {
-	*subEditor
-	id acp.SessionID
-}
-
-var (
-	_ acp.Client      = (*subEditor)(nil)
-	_ acp.ChildClient = (*subEditor)(nil)
-)
-
-func (e *subEditor) Child(id acp.SessionID) acp.Client {
-	if !e.children {
-		e.t.Errorf("Child(%s) called for an editor without child sessions", id)
-	}
-	return &subView{e, id}
-}
-
-func (e *subEditor) Capabilities() acp.ClientCapabilities {
-	if e.children {
-		return acp.ClientCapabilities{Subagents: &acp.SubagentCapabilities{}}
-	}
-	return acp.ClientCapabilities{}
-}
-
-func (e *subEditor) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
-	return e.record(n)
-}
-
-func (e *subEditor) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	return e.permission(ctx, r)
-}
-
-func (v *subView) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
-	if n.SessionID != v.id {
-		v.t.Errorf("child %s's client sent an update of %s", v.id, n.SessionID)
-	}
-	return v.record(n)
-}
-
-func (v *subView) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	if r.SessionID != v.id {
-		v.t.Errorf("child %s's client asked for %s", v.id, r.SessionID)
-	}
-	return v.permission(ctx, r)
-}
-
-func (e *subEditor) record(n acp.SessionNotification) error {
-	raw, err := json.Marshal(n)
-	if err != nil {
-		e.t.Error(err)
-	}
-	if err := e.v.Validate("SessionNotification", raw); err != nil {
-		e.t.Errorf("update not in the unstable schema: %v\n%s", err, raw)
-	}
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	u, _ := m["update"].(map[string]any)
-	e.mu.Lock()
-	e.frames = append(e.frames, subFrame{session: n.SessionID, u: u})
-	on := e.onUpdate
-	e.mu.Unlock()
-	if on != nil {
-		on(n.SessionID, u)
-	}
-	return nil
-}
-
-func (e *subEditor) permission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	raw, _ := json.Marshal(r)
-	if err := e.v.Validate("RequestPermissionRequest", raw); err != nil {
-		e.t.Errorf("permission request not in the unstable schema: %v\n%s", err, raw)
-	}
-	e.mu.Lock()
-	e.frames = append(e.frames, subFrame{session: r.SessionID, perm: &r})
-	e.mu.Unlock()
-	if e.ask != nil {
-		return e.ask(ctx, r), nil
-	}
-	return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected(optAccept)}, nil
-}
-
-func (e *subEditor) all() []subFrame {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]subFrame(nil), e.frames...)
+// newSubEditor is the editor of the sub-agent tests, with child sessions
+// or without.
+func newSubEditor(t *testing.T, children bool) *acptest.ChildEditor {
+	return acptest.NewChildEditor(t, children, optAccept)
 }
 
 // frameText is the text of the frame's content block or of its tool
@@ -212,44 +101,23 @@ func frameText(u map[string]any) string {
 	return b.String()
 }
 
-// childStates are the subagent_update states the parent was sent for
-// child, in order, as "state" or "state/stopReason".
-func childStates(frames []subFrame, parent, child acp.SessionID) []string {
-	var out []string
-	for _, f := range frames {
-		if f.u["sessionUpdate"] != "subagent_update" || f.u["sessionId"] != string(child) {
-			continue
-		}
-		if f.session != parent {
-			out = append(out, "(on "+string(f.session)+")")
-		}
-		st, _ := f.u["state"].(map[string]any)
-		s, _ := st["state"].(string)
-		if r, ok := st["stopReason"].(string); ok {
-			s += "/" + r
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
 // announcedChild checks that a child is announced on the parent before any
 // frame of it, with the task's name, and that no frame is of another
 // session; it returns the child's id.
-func announcedChild(t *testing.T, frames []subFrame, parent acp.SessionID, task string) acp.SessionID {
+func announcedChild(t *testing.T, frames []acptest.ChildFrame, parent acp.SessionID, task string) acp.SessionID {
 	t.Helper()
 	var child acp.SessionID
 	for i, f := range frames {
 		switch {
-		case f.session == parent && f.u["sessionUpdate"] == "subagent_update" && child == "":
-			child = acp.SessionID(f.u["sessionId"].(string))
-			if f.u["title"] != task || f.u["description"] != "/root/"+task || f.u["capabilities"] == nil {
-				t.Errorf("announcement %v, want the task name as title, its path, cancel", f.u)
+		case f.Session == parent && f.U["sessionUpdate"] == "subagent_update" && child == "":
+			child = acp.SessionID(f.U["sessionId"].(string))
+			if f.U["title"] != task || f.U["description"] != "/root/"+task || f.U["capabilities"] == nil {
+				t.Errorf("announcement %v, want the task name as title, its path, cancel", f.U)
 			}
-		case f.session != parent && child == "":
-			t.Fatalf("frame %d of %s before any announcement: %+v", i, f.session, f)
-		case f.session != parent && f.session != child:
-			t.Errorf("frame %d of an unknown session %s", i, f.session)
+		case f.Session != parent && child == "":
+			t.Fatalf("frame %d of %s before any announcement: %+v", i, f.Session, f)
+		case f.Session != parent && f.Session != child:
+			t.Errorf("frame %d of an unknown session %s", i, f.Session)
 		}
 	}
 	if child == "" {
@@ -265,7 +133,7 @@ func promptText(ctx context.Context, s acp.Session, text string) (acp.StopReason
 // askHelper runs the scenario's first prompt (a sub-agent that reports
 // back) to its end for an editor with or without child sessions; the
 // session is closed at the end of the test.
-func askHelper(t *testing.T, children bool) (acp.Session, *subEditor) {
+func askHelper(t *testing.T, children bool) (acp.Session, *acptest.ChildEditor) {
 	t.Helper()
 	a, env := subagentCodex(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -289,32 +157,32 @@ func askHelper(t *testing.T, children bool) (acp.Session, *subEditor) {
 // the report, and the parent's text has nothing of the sub-agent's.
 func TestRealCodexSubagentChildSessions(t *testing.T) {
 	s, e := askHelper(t, true)
-	frames := e.all()
+	frames := e.Frames()
 	parent := s.ID()
 	child := announcedChild(t, frames, parent, "lister")
-	if got, want := strings.Join(childStates(frames, parent, child), " "), "running requires_action running idle/end_turn"; got != want {
+	if got, want := strings.Join(acptest.SubagentStates(frames, parent, child), " "), "running requires_action running idle/end_turn"; got != want {
 		t.Errorf("child states %q, want %q", got, want)
 	}
 	var parentText, childText, childThought, spawnEnd string
 	var childCmd map[string]any
 	var perms []acp.RequestPermissionRequest
 	for _, f := range frames {
-		if f.perm != nil {
-			perms = append(perms, *f.perm)
+		if f.Perm != nil {
+			perms = append(perms, *f.Perm)
 			continue
 		}
-		kind, _ := f.u["sessionUpdate"].(string)
+		kind, _ := f.U["sessionUpdate"].(string)
 		switch {
-		case f.session == parent && kind == "agent_message_chunk":
-			parentText += frameText(f.u)
-		case f.session == parent && f.u["toolCallId"] == "toolu_000000000000000000000001":
-			spawnEnd = f.u["status"].(string) + ": " + frameText(f.u)
-		case f.session == child && kind == "agent_message_chunk":
-			childText += frameText(f.u)
-		case f.session == child && kind == "agent_thought_chunk":
-			childThought += frameText(f.u)
-		case f.session == child && strings.HasPrefix(kind, "tool_call"):
-			childCmd = f.u
+		case f.Session == parent && kind == "agent_message_chunk":
+			parentText += frameText(f.U)
+		case f.Session == parent && f.U["toolCallId"] == "toolu_000000000000000000000001":
+			spawnEnd = f.U["status"].(string) + ": " + frameText(f.U)
+		case f.Session == child && kind == "agent_message_chunk":
+			childText += frameText(f.U)
+		case f.Session == child && kind == "agent_thought_chunk":
+			childThought += frameText(f.U)
+		case f.Session == child && strings.HasPrefix(kind, "tool_call"):
+			childCmd = f.U
 		}
 	}
 	if parentText != "Parent: asking a helper.The helper says the project is empty." {
@@ -345,26 +213,26 @@ func TestRealCodexSubagentUnderCall(t *testing.T) {
 	var parentText string
 	var spawnStates []string
 	var cmdParents []string
-	for _, f := range e.all() {
-		if f.session != s.ID() {
-			t.Errorf("a frame of another session %s: %+v", f.session, f)
+	for _, f := range e.Frames() {
+		if f.Session != s.ID() {
+			t.Errorf("a frame of another session %s: %+v", f.Session, f)
 		}
-		if f.perm != nil {
-			if p := parentOf(f.perm.ToolCall.Meta); p != spawn {
+		if f.Perm != nil {
+			if p := parentOf(f.Perm.ToolCall.Meta); p != spawn {
 				t.Errorf("the child's permission request names parent %q, want %s", p, spawn)
 			}
 			continue
 		}
-		switch id, _ := f.u["toolCallId"].(string); {
-		case f.u["sessionUpdate"] == "subagent_update":
-			t.Errorf("a subagent_update for an editor without child sessions: %v", f.u)
-		case f.u["sessionUpdate"] == "agent_message_chunk":
-			parentText += frameText(f.u)
+		switch id, _ := f.U["toolCallId"].(string); {
+		case f.U["sessionUpdate"] == "subagent_update":
+			t.Errorf("a subagent_update for an editor without child sessions: %v", f.U)
+		case f.U["sessionUpdate"] == "agent_message_chunk":
+			parentText += frameText(f.U)
 		case id == spawn:
-			st, _ := f.u["status"].(string)
-			spawnStates = append(spawnStates, st+": "+frameText(f.u))
-		case id != "" && strings.Contains(frameText(f.u)+mustJSON(f.u["rawInput"]), "child-ran"):
-			cmdParents = append(cmdParents, parentOf(f.u["_meta"]))
+			st, _ := f.U["status"].(string)
+			spawnStates = append(spawnStates, st+": "+frameText(f.U))
+		case id != "" && strings.Contains(frameText(f.U)+mustJSON(f.U["rawInput"]), "child-ran"):
+			cmdParents = append(cmdParents, parentOf(f.U["_meta"]))
 		}
 	}
 	if parentText != "Parent: asking a helper.The helper says the project is empty." {
@@ -391,7 +259,7 @@ func TestRealCodexSubagentCancelChild(t *testing.T) {
 	e := newSubEditor(t, true)
 	var s acp.Session
 	withdrawn := make(chan bool, 1)
-	e.ask = func(ctx context.Context, r acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	e.Ask = func(ctx context.Context, r acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		if !s.(acp.ChildCanceller).CancelChild(r.SessionID) {
 			t.Errorf("CancelChild(%s) = false for a running child", r.SessionID)
 		}
@@ -415,9 +283,9 @@ func TestRealCodexSubagentCancelChild(t *testing.T) {
 	if !<-withdrawn {
 		t.Error("the child's permission request was not withdrawn after its cancel")
 	}
-	frames := e.all()
+	frames := e.Frames()
 	child := announcedChild(t, frames, s.ID(), "slow")
-	if st := childStates(frames, s.ID(), child); len(st) == 0 || st[len(st)-1] != "idle/cancelled" {
+	if st := acptest.SubagentStates(frames, s.ID(), child); len(st) == 0 || st[len(st)-1] != "idle/cancelled" {
 		t.Errorf("child states %q, want the last idle/cancelled", st)
 	}
 	if s.(acp.ChildCanceller).CancelChild(child) {
@@ -461,7 +329,7 @@ func TestRealCodexSubagentNothingLeft(t *testing.T) {
 			e := newSubEditor(t, true)
 			sleeping := make(chan struct{})
 			var once sync.Once
-			e.onUpdate = func(session acp.SessionID, u map[string]any) {
+			e.OnUpdate = func(session acp.SessionID, u map[string]any) {
 				if title, _ := u["title"].(string); u["sessionUpdate"] == "tool_call" && strings.Contains(title, "sleep 613") {
 					once.Do(func() { close(sleeping) })
 				}
@@ -491,9 +359,9 @@ func TestRealCodexSubagentNothingLeft(t *testing.T) {
 			if tt.err != (err != nil) || (!tt.err && stop != acp.StopReasonCancelled) {
 				t.Errorf("Prompt = %q, %v; want cancelled, or an error: %v", stop, err, tt.err)
 			}
-			frames := e.all()
+			frames := e.Frames()
 			child := announcedChild(t, frames, s.ID(), "sleepy")
-			if st := childStates(frames, s.ID(), child); len(st) == 0 || st[len(st)-1] != tt.state {
+			if st := acptest.SubagentStates(frames, s.ID(), child); len(st) == 0 || st[len(st)-1] != tt.state {
 				t.Errorf("child states %q, want the last %s", st, tt.state)
 			}
 			deadline := time.Now().Add(15 * time.Second)

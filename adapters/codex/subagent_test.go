@@ -70,23 +70,23 @@ func TestSubagentOrder(t *testing.T) {
 				t.Fatalf("Prompt = %q, %v", stop, err)
 			}
 			var got []string
-			for _, f := range e.all() {
+			for _, f := range e.Frames() {
 				where := "parent"
-				if f.session != s.ID() {
-					where = string(f.session)
+				if f.Session != s.ID() {
+					where = string(f.Session)
 				}
-				if f.perm != nil {
-					got = append(got, where+" asks "+string(f.perm.ToolCall.ToolCallID)+" "+parentOf(f.perm.ToolCall.Meta))
+				if f.Perm != nil {
+					got = append(got, where+" asks "+string(f.Perm.ToolCall.ToolCallID)+" "+parentOf(f.Perm.ToolCall.Meta))
 					continue
 				}
-				line := where + " " + f.u["sessionUpdate"].(string)
-				if id, ok := f.u["toolCallId"].(string); ok {
-					line += " " + id + " " + fmt.Sprint(f.u["status"]) + " " + parentOf(f.u["_meta"])
+				line := where + " " + f.U["sessionUpdate"].(string)
+				if id, ok := f.U["toolCallId"].(string); ok {
+					line += " " + id + " " + fmt.Sprint(f.U["status"]) + " " + parentOf(f.U["_meta"])
 				}
-				if st, ok := f.u["state"].(map[string]any); ok {
+				if st, ok := f.U["state"].(map[string]any); ok {
 					line += fmt.Sprintf(" %v %v", st["state"], st["stopReason"])
 				}
-				if text := frameText(f.u); text != "" && f.u["toolCallId"] != "cmd-1" {
+				if text := frameText(f.U); text != "" && f.U["toolCallId"] != "cmd-1" {
 					line += " " + text
 				}
 				got = append(got, line)

@@ -2,9 +2,7 @@ package streamjson
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,152 +10,41 @@ import (
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
-// childEditor is an editor that takes child sessions
-// (clientCapabilities.subagents): it keeps every update and permission
-// request of the session and its children, in the order they were sent,
-// each checked against the pinned unstable schema.
-type childEditor struct {
-	acptest.Client // the calls a sub-agent scenario does not make
-	t              *testing.T
-	v              *acptest.Validator
-	// ask answers a permission request; nil allows once.
-	ask func(ctx context.Context, r acp.RequestPermissionRequest) acp.RequestPermissionResponse
-
-	mu     sync.Mutex
-	frames []childFrame // guarded by mu
-}
-
-// childFrame is one update (u) or permission request (perm) as sent.
-type childFrame struct {
-	session acp.SessionID
-	u       map[string]any
-	perm    *acp.RequestPermissionRequest
-}
-
-var (
-	_ acp.Client      = (*childEditor)(nil)
-	_ acp.ChildClient = (*childEditor)(nil)
-)
-
-func newChildEditor(t *testing.T) *childEditor {
-	return &childEditor{t: t, v: acptest.LoadUnstable(t)}
-}
-
-// view is the editor as one session sees it: id "" is the parent's,
-// which the adapter stamps itself.
-type childView struct {
-	*childEditor
-	id acp.SessionID
-}
-
-func (e *childEditor) Child(id acp.SessionID) acp.Client { return &childView{e, id} }
-
-func (e *childEditor) Capabilities() acp.ClientCapabilities {
-	return acp.ClientCapabilities{Subagents: &acp.SubagentCapabilities{}}
-}
-
-func (e *childEditor) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	return e.record(n)
-}
-
-func (e *childEditor) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	return e.permission(ctx, r)
-}
-
-func (v *childView) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	n.SessionID = v.id
-	return v.record(n)
-}
-
-func (v *childView) RequestPermission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	r.SessionID = v.id
-	return v.permission(ctx, r)
-}
-
-func (e *childEditor) record(n acp.SessionNotification) error {
-	raw, err := json.Marshal(n)
-	if err != nil {
-		e.t.Error(err)
-	}
-	if err := e.v.Validate("SessionNotification", raw); err != nil {
-		e.t.Errorf("update not in the unstable schema: %v\n%s", err, raw)
-	}
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	u, _ := m["update"].(map[string]any)
-	e.mu.Lock()
-	e.frames = append(e.frames, childFrame{session: n.SessionID, u: u})
-	e.mu.Unlock()
-	return nil
-}
-
-func (e *childEditor) permission(ctx context.Context, r acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	raw, _ := json.Marshal(r)
-	if err := e.v.Validate("RequestPermissionRequest", raw); err != nil {
-		e.t.Errorf("permission request not in the unstable schema: %v\n%s", err, raw)
-	}
-	e.mu.Lock()
-	e.frames = append(e.frames, childFrame{session: r.SessionID, perm: &r})
-	e.mu.Unlock()
-	if e.ask != nil {
-		return e.ask(ctx, r), nil
-	}
-	return acp.RequestPermissionResponse{Outcome: acp.PermissionSelected(optAllowOnce)}, nil
-}
-
-func (e *childEditor) all() []childFrame {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]childFrame(nil), e.frames...)
-}
-
-// states are the subagent_update states the parent was sent for child, in
-// order, as "state" or "state/stopReason".
-func states(frames []childFrame, parent, child acp.SessionID) []string {
-	var out []string
-	for _, f := range frames {
-		if f.u["sessionUpdate"] != "subagent_update" || f.u["sessionId"] != string(child) {
-			continue
-		}
-		if f.session != parent {
-			out = append(out, "(on "+string(f.session)+")")
-		}
-		st, _ := f.u["state"].(map[string]any)
-		s, _ := st["state"].(string)
-		if r, ok := st["stopReason"].(string); ok {
-			s += "/" + r
-		}
-		out = append(out, s)
-	}
-	return out
+// newChildEditor is the editor of the sub-agent tests: it takes child
+// sessions (clientCapabilities.subagents) and records what a child's
+// client is sent under the child's id, which the engine leaves to it.
+func newChildEditor(t *testing.T) *acptest.ChildEditor {
+	e := acptest.NewChildEditor(t, true, optAllowOnce)
+	e.Restamp = true
+	return e
 }
 
 // checkChildOrder checks that the child is announced on the parent before
 // any of its frames, that nothing of it is the parent's text, and returns
 // the child's id.
-func checkChildOrder(t *testing.T, frames []childFrame, parent acp.SessionID) acp.SessionID {
+func checkChildOrder(t *testing.T, frames []acptest.ChildFrame, parent acp.SessionID) acp.SessionID {
 	t.Helper()
 	var child acp.SessionID
 	announced := false
 	var parentText strings.Builder
 	for i, f := range frames {
 		switch {
-		case f.session == parent && f.u["sessionUpdate"] == "subagent_update":
+		case f.Session == parent && f.U["sessionUpdate"] == "subagent_update":
 			if child == "" {
-				child = acp.SessionID(f.u["sessionId"].(string))
+				child = acp.SessionID(f.U["sessionId"].(string))
 				announced = true
-				if f.u["title"] != "Inspect project" || f.u["description"] != "general-purpose" || f.u["capabilities"] == nil {
-					t.Errorf("announcement %v, want the call's description as title, the agent type, cancel", f.u)
+				if f.U["title"] != "Inspect project" || f.U["description"] != "general-purpose" || f.U["capabilities"] == nil {
+					t.Errorf("announcement %v, want the call's description as title, the agent type, cancel", f.U)
 				}
 			}
-		case f.session == parent && f.u["sessionUpdate"] == "agent_message_chunk":
-			c, _ := f.u["content"].(map[string]any)
+		case f.Session == parent && f.U["sessionUpdate"] == "agent_message_chunk":
+			c, _ := f.U["content"].(map[string]any)
 			s, _ := c["text"].(string)
 			parentText.WriteString(s)
-		case f.session != parent && !announced:
-			t.Fatalf("frame %d of %s before any announcement: %+v", i, f.session, f)
-		case f.session != parent && f.session != child:
-			t.Errorf("frame %d of an unknown session %s", i, f.session)
+		case f.Session != parent && !announced:
+			t.Fatalf("frame %d of %s before any announcement: %+v", i, f.Session, f)
+		case f.Session != parent && f.Session != child:
+			t.Errorf("frame %d of an unknown session %s", i, f.Session)
 		}
 	}
 	if child == "" {
@@ -184,37 +71,37 @@ func TestRealCLISubagentChildSessions(t *testing.T) {
 			if err != nil || stop != acp.StopReasonEndTurn {
 				t.Fatalf("Prompt = %q, %v", stop, err)
 			}
-			frames := e.all()
+			frames := e.Frames()
 			parent := s.ID()
 			child := checkChildOrder(t, frames, parent)
-			if got, want := strings.Join(states(frames, parent, child), " "), "running requires_action running idle/end_turn"; got != want {
+			if got, want := strings.Join(acptest.SubagentStates(frames, parent, child), " "), "running requires_action running idle/end_turn"; got != want {
 				t.Errorf("child states %q, want %q", got, want)
 			}
 			var childText, prompted string
 			var perms []acp.RequestPermissionRequest
 			bash := map[string]any{}
 			for _, f := range frames {
-				if f.perm != nil {
-					perms = append(perms, *f.perm)
+				if f.Perm != nil {
+					perms = append(perms, *f.Perm)
 					continue
 				}
-				id, _ := f.u["toolCallId"].(string)
-				if f.session == parent && id == string(tt.child) {
-					t.Errorf("the sub-agent's tool call is on the parent: %v", f.u)
+				id, _ := f.U["toolCallId"].(string)
+				if f.Session == parent && id == string(tt.child) {
+					t.Errorf("the sub-agent's tool call is on the parent: %v", f.U)
 				}
-				if f.session != child {
+				if f.Session != child {
 					continue
 				}
-				c, _ := f.u["content"].(map[string]any)
+				c, _ := f.U["content"].(map[string]any)
 				text, _ := c["text"].(string)
-				switch f.u["sessionUpdate"] {
+				switch f.U["sessionUpdate"] {
 				case "agent_message_chunk":
 					childText += text
 				case "user_message_chunk":
 					prompted += text
 				case "tool_call", "tool_call_update":
 					if id == string(tt.child) {
-						for k, v := range f.u {
+						for k, v := range f.U {
 							bash[k] = v
 						}
 					}
@@ -234,8 +121,8 @@ func TestRealCLISubagentChildSessions(t *testing.T) {
 			}
 			var agent map[string]any
 			for _, f := range frames {
-				if f.session == parent && f.u["toolCallId"] == string(tt.agent) {
-					agent = f.u
+				if f.Session == parent && f.U["toolCallId"] == string(tt.agent) {
+					agent = f.U
 				}
 			}
 			if agent["status"] != "completed" || callText(agent) != "CHILD_REPORT: the project holds README.md." {
@@ -255,7 +142,7 @@ func TestRealCLISubagentCancelChild(t *testing.T) {
 			e := newChildEditor(t)
 			var s acp.Session
 			withdrawn := make(chan bool, 1)
-			e.ask = func(ctx context.Context, r acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+			e.Ask = func(ctx context.Context, r acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 				if !s.(acp.ChildCanceller).CancelChild(r.SessionID) {
 					t.Errorf("CancelChild(%s) = false for a running child", r.SessionID)
 				}
@@ -277,9 +164,9 @@ func TestRealCLISubagentCancelChild(t *testing.T) {
 			if !<-withdrawn {
 				t.Error("the child's permission request was not withdrawn after its cancel")
 			}
-			frames := e.all()
+			frames := e.Frames()
 			child := checkChildOrder(t, frames, s.ID())
-			st := states(frames, s.ID(), child)
+			st := acptest.SubagentStates(frames, s.ID(), child)
 			if len(st) == 0 || st[len(st)-1] != "idle/cancelled" {
 				t.Errorf("child states %q, want the last idle/cancelled", st)
 			}

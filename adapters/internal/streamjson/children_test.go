@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
 // startChild plays the start of a turn that runs a foreground sub-agent:
@@ -106,9 +107,9 @@ func TestChildEnds(t *testing.T) {
 			// The child's text has been sent once it is announced and
 			// has spoken.
 			for deadline := time.Now().Add(10 * time.Second); ; {
-				f := e.all()
-				if slices.ContainsFunc(f, func(f childFrame) bool {
-					return f.session == "kid1" && f.u["sessionUpdate"] == "agent_message_chunk"
+				f := e.Frames()
+				if slices.ContainsFunc(f, func(f acptest.ChildFrame) bool {
+					return f.Session == "kid1" && f.U["sessionUpdate"] == "agent_message_chunk"
 				}) {
 					break
 				}
@@ -119,9 +120,9 @@ func TestChildEnds(t *testing.T) {
 			}
 			tt.end(t, s, cancel, done)
 			_ = s.Close()
-			frames := e.all()
+			frames := e.Frames()
 			checkChildApart(t, frames, s.ID(), "kid1")
-			if got := strings.Join(states(frames, s.ID(), "kid1"), " "); got != tt.want {
+			if got := strings.Join(acptest.SubagentStates(frames, s.ID(), "kid1"), " "); got != tt.want {
 				t.Errorf("child states %q, want %q", got, tt.want)
 			}
 			mu.Lock()
@@ -135,17 +136,17 @@ func TestChildEnds(t *testing.T) {
 
 // checkChildApart checks that everything of child comes after its
 // announcement on parent, and nothing of it is the parent's.
-func checkChildApart(t *testing.T, frames []childFrame, parent, child acp.SessionID) {
+func checkChildApart(t *testing.T, frames []acptest.ChildFrame, parent, child acp.SessionID) {
 	t.Helper()
 	announced := false
 	for i, f := range frames {
 		switch {
-		case f.session == parent && f.u["sessionUpdate"] == "subagent_update" && f.u["sessionId"] == string(child):
+		case f.Session == parent && f.U["sessionUpdate"] == "subagent_update" && f.U["sessionId"] == string(child):
 			announced = true
-		case f.session == child && !announced:
-			t.Errorf("frame %d of the child before its announcement: %v", i, f.u)
-		case f.session == parent && f.u["sessionUpdate"] == "agent_message_chunk":
-			t.Errorf("frame %d: text on the parent: %v", i, f.u)
+		case f.Session == child && !announced:
+			t.Errorf("frame %d of the child before its announcement: %v", i, f.U)
+		case f.Session == parent && f.U["sessionUpdate"] == "agent_message_chunk":
+			t.Errorf("frame %d: text on the parent: %v", i, f.U)
 		}
 	}
 }

@@ -39,7 +39,7 @@ func TestRealCLILoadSubagents(t *testing.T) {
 			if err := a1.Close(); err != nil {
 				t.Fatal(err)
 			}
-			liveFrames := live.all()
+			liveFrames := live.Frames()
 			child := checkChildOrder(t, liveFrames, id)
 
 			// Loaded for an editor that takes child sessions.
@@ -49,7 +49,7 @@ func TestRealCLILoadSubagents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			frames := e.all()
+			frames := e.Frames()
 			checkLoadedChild(t, frames, id, child, tt.agent, tt.child)
 			lv, rv := bySession(t, liveFrames), bySession(t, frames)
 			for _, sid := range []acp.SessionID{id, child} {
@@ -67,7 +67,7 @@ func TestRealCLILoadSubagents(t *testing.T) {
 			if err := s2.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if n := len(e.all()) - len(frames); n != 0 {
+			if n := len(e.Frames()) - len(frames); n != 0 {
 				t.Errorf("%d frames after the load: a loaded child must be settled", n)
 			}
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 )
 
 // The sub-agent cases: the recording scenarios subagent_sync (in the
@@ -151,19 +152,19 @@ func loadStored(t *testing.T, dir string, c acp.Client, edit func(path string)) 
 
 // bySession splits an editor's frames by the session they name, as
 // updates.
-func bySession(t *testing.T, frames []childFrame) map[acp.SessionID][]acp.SessionUpdate {
+func bySession(t *testing.T, frames []acptest.ChildFrame) map[acp.SessionID][]acp.SessionUpdate {
 	t.Helper()
 	out := map[acp.SessionID][]acp.SessionUpdate{}
 	for _, f := range frames {
-		if f.u == nil {
+		if f.U == nil {
 			continue
 		}
-		raw, _ := json.Marshal(f.u)
+		raw, _ := json.Marshal(f.U)
 		var u acp.SessionUpdate
 		if err := json.Unmarshal(raw, &u); err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		out[f.session] = append(out[f.session], u)
+		out[f.Session] = append(out[f.Session], u)
 	}
 	return out
 }
@@ -180,7 +181,7 @@ func TestLoadSubagentChildSessions(t *testing.T) {
 		t.Run(tt.dir, func(t *testing.T) {
 			e := newChildEditor(t)
 			id, s := loadStored(t, tt.dir, e, nil)
-			frames := e.all()
+			frames := e.Frames()
 			checkLoadedChild(t, frames, id, tt.id, tt.agent, tt.child)
 			if s.(acp.ChildCanceller).CancelChild(tt.id) {
 				t.Errorf("CancelChild of a loaded child = true: it is not running")
@@ -188,7 +189,7 @@ func TestLoadSubagentChildSessions(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if n := len(e.all()); n != len(frames) {
+			if n := len(e.Frames()); n != len(frames) {
 				t.Errorf("%d frames after the load, want none: nothing of a loaded child runs", n-len(frames))
 			}
 		})
@@ -198,20 +199,20 @@ func TestLoadSubagentChildSessions(t *testing.T) {
 // checkLoadedChild checks the frames a subagents-capable editor got for a
 // loaded session (parent) with one sub-agent (child, run by the Agent call
 // agent, whose Bash call is bash).
-func checkLoadedChild(t *testing.T, frames []childFrame, parent, child acp.SessionID, agent, bash acp.ToolCallID) {
+func checkLoadedChild(t *testing.T, frames []acptest.ChildFrame, parent, child acp.SessionID, agent, bash acp.ToolCallID) {
 	t.Helper()
 	for i, f := range frames {
-		if f.session == parent && f.u["sessionUpdate"] == "subagent_update" {
-			if f.u["title"] != "Inspect project" || f.u["description"] != "general-purpose" || f.u["capabilities"] != nil {
-				t.Errorf("announcement %v, want the call's description as title, the agent type, no cancel (it is over)", f.u)
+		if f.Session == parent && f.U["sessionUpdate"] == "subagent_update" {
+			if f.U["title"] != "Inspect project" || f.U["description"] != "general-purpose" || f.U["capabilities"] != nil {
+				t.Errorf("announcement %v, want the call's description as title, the agent type, no cancel (it is over)", f.U)
 			}
 			break
 		}
-		if f.session != parent {
-			t.Fatalf("frame %d of %s before its announcement: %+v", i, f.session, f)
+		if f.Session != parent {
+			t.Fatalf("frame %d of %s before its announcement: %+v", i, f.Session, f)
 		}
 	}
-	if got := strings.Join(states(frames, parent, child), " "); got != "idle/end_turn" {
+	if got := strings.Join(acptest.SubagentStates(frames, parent, child), " "); got != "idle/end_turn" {
 		t.Errorf("child states %q, want one announcement with the final state idle/end_turn", got)
 	}
 	sessions := bySession(t, frames)
@@ -326,8 +327,8 @@ func TestLoadSubagentUnfinished(t *testing.T) {
 		t.Run(tt.dir, func(t *testing.T) {
 			e := newChildEditor(t)
 			id, s := loadStored(t, tt.dir, e, edit)
-			frames := e.all()
-			if got := strings.Join(states(frames, id, tt.id), " "); got != "idle" {
+			frames := e.Frames()
+			if got := strings.Join(acptest.SubagentStates(frames, id, tt.id), " "); got != "idle" {
 				t.Errorf("child states %q, want one announcement, idle with no stop reason", got)
 			}
 			sessions := bySession(t, frames)
@@ -388,20 +389,20 @@ func TestLoadNestedSubagent(t *testing.T) {
 	e := newChildEditor(t)
 	id, s := loadStored(t, "foreground", e, edit)
 	defer s.Close()
-	frames := e.all()
+	frames := e.Frames()
 	const child = "a00000000000000f1"
-	if got := strings.Join(states(frames, child, grand), " "); got != "idle/end_turn" {
+	if got := strings.Join(acptest.SubagentStates(frames, child, grand), " "); got != "idle/end_turn" {
 		t.Errorf("grandchild states on the child %q, want idle/end_turn", got)
 	}
-	if got := states(frames, id, child); len(got) != 1 {
+	if got := acptest.SubagentStates(frames, id, child); len(got) != 1 {
 		t.Errorf("child states on the parent %q, want one", got)
 	}
 	announced := false
 	for i, f := range frames {
-		if f.session == child && f.u["sessionId"] == grand {
+		if f.Session == child && f.U["sessionId"] == grand {
 			announced = true
 		}
-		if f.session == grand && !announced {
+		if f.Session == grand && !announced {
 			t.Fatalf("frame %d of the grandchild before its announcement", i)
 		}
 	}
@@ -441,7 +442,7 @@ func TestReplayHistorySubagents(t *testing.T) {
 			if err := ReplayHistory(t.Context(), e, "parent", recordedCwd, lines, testLogger(t)); err != nil {
 				t.Fatal(err)
 			}
-			checkLoadedChild(t, e.all(), "parent", child, tt.agent, tt.child)
+			checkLoadedChild(t, e.Frames(), "parent", child, tt.agent, tt.child)
 		})
 	}
 }
