@@ -104,7 +104,7 @@ demo: build
 # a busy machine, where that bound would fail every test still running.
 test: schema
 	$(GO) run ./cmd/dev/testreport -go $(GO) -- -race -count=1 -parallel 4 -timeout 20m -skip '^TestArchivesAreDist$$' ./...
-	$(GO) run ./cmd/dev/testreport -go $(GO) -- -count=1 -run 'Allocations$$|^TestReplayPeakRSS$$' ./adapters/acp/ ./adapters/replay/ ./cmd/acpbridge/
+	$(GO) run ./cmd/dev/testreport -go $(GO) -- -count=1 -run 'Allocations$$|^TestReplayPeakRSS$$' ./adapters/native/ ./adapters/replay/ ./cmd/acpbridge/
 
 # The official ACP v1 JSON schema, and the unstable one beside it (the
 # stable one plus the methods marked unstable, such as session/fork), from
@@ -157,7 +157,7 @@ agent-clis:
 bench: build
 	{ $(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex|PassthroughLatency)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ ./adapters/pty/ && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughLatency$$' -benchtime 9x -count 1 ./cmd/acpbridge/ && \
-	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughTurn$$' -benchtime 5x -count 1 ./adapters/acp/; } | $(GO) run ./cmd/dev/benchtable
+	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughTurn$$' -benchtime 5x -count 1 ./adapters/native/; } | $(GO) run ./cmd/dev/benchtable
 
 # acpbridge on the real Claude Code CLI, side by side with the peer adapter
 # (@agentclientprotocol/claude-agent-acp, pinned by bench/peer/package-lock.json)
@@ -207,7 +207,7 @@ lint:
 # Rewrite the `want` sections of the transcript goldens (every recording but
 # the terminal ones, in adapters/replay) and the type goldens. Only packages that define -update: others reject the flag.
 golden:
-	$(GO) test ./bridge/acp ./adapters/internal/streamjson ./adapters/replay -run 'Golden' -update
+	$(GO) test ./bridge/acp ./adapters/claude ./adapters/replay -run 'Golden' -update
 
 fuzz:
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzReadNDJSON -fuzztime 20s
@@ -216,11 +216,11 @@ fuzz:
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzScanHead -fuzztime 20s
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime 20s
 	$(GO) test ./bridge -run '^$$' -fuzz FuzzRequest -fuzztime 20s
-	$(GO) test ./adapters/internal/streamjson -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
-	$(GO) test ./adapters/internal/streamjson -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s
+	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
+	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 20s
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzAppendJSONText$$' -fuzztime 20s
-	$(GO) test ./adapters/replay/recording -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
+	$(GO) test ./internal/recording -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
 	$(GO) test ./adapters/pty -run '^$$' -fuzz '^FuzzPTYChunking$$' -fuzztime 20s
 
 clean:

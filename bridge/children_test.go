@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/acpbridge/acpbridge/adapters/auto"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
-	"github.com/acpbridge/acpbridge/bridge/multi"
 )
 
 // childAdapter's sessions cancel their children one by one.
@@ -49,8 +49,8 @@ func TestChildSessions(t *testing.T) {
 	}{
 		{"direct", func(a childAdapter) bridge.Adapter { return a }},
 		{"auto", func(a childAdapter) bridge.Adapter {
-			return multi.New([]multi.Agent{{Name: "script", Title: "Script agent",
-				Start: func() (acp.Adapter, error) { return a, nil }}}, multi.Options{})
+			return auto.New([]auto.Agent{{Name: "script", Title: "Script agent",
+				Start: func() (acp.Adapter, error) { return a, nil }}}, auto.Options{})
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) { testChildSessions(t, tt.wrap) })

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // recorded is a recording decoded for the fuzz target.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 func out(ms int, s string) termStep {

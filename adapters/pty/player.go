@@ -14,7 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // ReplayOptions configure Replay. The zero value plays at the recorded

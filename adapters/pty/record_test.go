@@ -12,8 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 var recordFlag = flag.Bool("record", false, "rewrite the recordings in fixtures/pty from the fake TUI")

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // Recorder writes the first session of an Adapter (Options.Record) to a

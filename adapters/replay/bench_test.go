@@ -11,9 +11,9 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/acpbridge/acpbridge/adapters/replay"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/gen"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // BenchmarkTextTurn plays a generated Claude Code turn of 20,000 text deltas

@@ -3,7 +3,7 @@ package replay
 import (
 	"embed"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // DemoName is what `acpbridge replay` takes for the recording Demo opens.

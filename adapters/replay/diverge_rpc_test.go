@@ -8,8 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // TestJSONRPCReplayAnswersOtherwise plays recordings whose editor allowed a

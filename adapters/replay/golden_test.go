@@ -15,14 +15,14 @@ import (
 
 	"github.com/rs/zerolog"
 
-	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/codex"
-	"github.com/acpbridge/acpbridge/adapters/dialects"
+	"github.com/acpbridge/acpbridge/adapters/native"
+
 	"github.com/acpbridge/acpbridge/adapters/replay"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of the JSON-RPC recordings")
@@ -90,13 +90,13 @@ func goldenAdapter(t *testing.T, fx *recording.Fixture) bridge.Adapter {
 			return claude.New(claude.Options{Path: "claude", Launch: l, AwaitStart: true, NewSessionID: func() string { return sid }})
 		}
 	case "stream-json":
-		d, ok := dialects.Builtin(fx.Meta["dialect"])
+		d, ok := claude.BuiltinDialect(fx.Meta["dialect"])
 		if !ok {
 			t.Fatalf("%s: no built-in dialect %q", fx.Path, fx.Meta["dialect"])
 		}
 		wrap = func(l replay.Launch) bridge.Adapter {
-			return dialects.New(dialects.Options{Dialect: d, Launch: l, AwaitStart: true, ModelCache: "-",
-				NewSessionID: func() string { return sid }, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+			return claude.New(claude.Options{Dialect: d, Launch: l, AwaitStart: true, ModelCache: "-",
+				NewSessionID: func() string { return sid }, Logger: zerolog.New(zerolog.NewTestWriter(t))}).Contract()
 		}
 	default:
 		return rpcAdapter(t, fx.Path)
@@ -126,7 +126,7 @@ func rpcAdapter(t *testing.T, path string) bridge.Adapter {
 		return codex.New(codex.Options{Path: "codex", Launch: launch, Logger: log})
 	}
 	name := rec.Meta["agent"]
-	return acpadapter.New(acpadapter.Options{Name: name, Path: name, Launch: launch, Logger: log})
+	return native.New(native.Options{Name: name, Path: name, Launch: launch, Logger: log})
 }
 
 // transcript runs fx through the bridge and returns every frame written.

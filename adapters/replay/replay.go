@@ -66,9 +66,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/adapters/replay/streamplayer"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // Options configure a replay. Wrap is required; the rest may be zero.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // The bridge's Adapter, Loader and Lister contracts, spelled out here because

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/adapters/replay/rpcplayer"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // PlayerOptions configure Launcher.

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/codex"
+	"github.com/acpbridge/acpbridge/adapters/native"
 	"github.com/acpbridge/acpbridge/adapters/replay"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // BenchmarkReplaySession replays a whole recorded text session (initialize,
@@ -49,7 +49,7 @@ func playSession(ctx context.Context, rec *recording.Recording, editor []json.Ra
 	if err != nil {
 		return err
 	}
-	var a bridge.Adapter = acpadapter.New(acpadapter.Options{Name: rec.Meta["agent"], Path: "agent", Launch: launch})
+	var a bridge.Adapter = native.New(native.Options{Name: rec.Meta["agent"], Path: "agent", Launch: launch})
 	if rec.Meta["adapter"] == "codex" {
 		a = codex.New(codex.Options{Path: "codex", Launch: launch})
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // TestLauncherTakesJSONRPCRecordings: a Claude Code recording is played

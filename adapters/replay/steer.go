@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // Steering (_session/steering) is served where the recording has it: a

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+	"github.com/acpbridge/acpbridge/adapters/native"
 	"github.com/acpbridge/acpbridge/bridge"
 )
 
@@ -60,8 +60,8 @@ func (d adapterEntry) installHint() string {
 		d.title, d.install, d.pathFlag, d.env)
 }
 
-func newPassthrough(w wiring, name, title, path string, args []string) *acpadapter.Adapter {
-	return acpadapter.New(acpadapter.Options{
+func newPassthrough(w wiring, name, title, path string, args []string) *native.Adapter {
+	return native.New(native.Options{
 		Name: name, Title: title, Path: path, Args: args,
 		StopGrace: w.stopGrace, Logger: w.logger, Trace: w.trace,
 	})

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // tableFile is the file that holds the adapter table.

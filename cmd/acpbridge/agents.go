@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+	"github.com/acpbridge/acpbridge/adapters/native"
 	"github.com/acpbridge/acpbridge/adapters/replay"
 )
 
@@ -59,7 +59,7 @@ func agentsCommand(out io.Writer) *cli.Command {
 				self = "acpbridge"
 			}
 			reports := surveyAgents(c.Context, self,
-				versionProbe{cache: defaultVersionCache(), timeout: versionTimeout, run: acpadapter.Version})
+				versionProbe{cache: defaultVersionCache(), timeout: versionTimeout, run: native.Version})
 			for _, d := range adapters() {
 				if d.reports != nil {
 					reports = append(reports, d.reports(d, self)...)

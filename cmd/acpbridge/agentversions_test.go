@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+	"github.com/acpbridge/acpbridge/adapters/native"
 )
 
 // fakeVersionCLI writes an executable shell script named name in dir whose
@@ -59,7 +59,7 @@ func TestVersionCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(dir, "cache", "acpbridge", "agent-versions.json")
-	probe := versionProbe{cache: cache, timeout: time.Minute, run: acpadapter.Version}
+	probe := versionProbe{cache: cache, timeout: time.Minute, run: native.Version}
 	check := func(step, wantVersion string, wantRuns int) {
 		t.Helper()
 		got := probe.versions(t.Context(), []string{link})
@@ -119,7 +119,7 @@ func TestVersionCacheForgetsFailures(t *testing.T) {
 	bad := fakeVersionCLI(t, dir, "bad", "exit 3")
 	gone := fakeVersionCLI(t, dir, "gone", "echo gone 1")
 	cache := filepath.Join(dir, "agent-versions.json")
-	probe := versionProbe{cache: cache, timeout: time.Minute, run: acpadapter.Version}
+	probe := versionProbe{cache: cache, timeout: time.Minute, run: native.Version}
 	for range 2 {
 		got := probe.versions(t.Context(), []string{bad, gone})
 		if got[0].problem == "" || got[1].version != "gone 1" {
@@ -164,7 +164,7 @@ func TestVersionProbesConcurrent(t *testing.T) {
 	hung := fakeVersionCLI(t, dir, "hung", "exec sleep 600")
 	paths = append(paths, hung)
 
-	probe := versionProbe{timeout: 5 * time.Second, run: acpadapter.Version}
+	probe := versionProbe{timeout: 5 * time.Second, run: native.Version}
 	got := probe.versions(t.Context(), paths)
 	for i := range n {
 		if want := "cli" + strconv.Itoa(i) + " 1.0"; got[i].version != want || got[i].problem != "" {

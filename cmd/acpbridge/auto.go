@@ -10,10 +10,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
+	"github.com/acpbridge/acpbridge/adapters/auto"
+	"github.com/acpbridge/acpbridge/adapters/native"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp"
-	"github.com/acpbridge/acpbridge/bridge/multi"
 )
 
 // autoCommand is `acpbridge auto`: every installable agent of the table
@@ -44,26 +44,26 @@ func autoCommand(g *globals, serve serveFunc) *cli.Command {
 		Flags: flags,
 		Action: func(c *cli.Context) error {
 			var (
-				agents []multi.Agent
+				agents []auto.Agent
 				found  []adapterEntry
-				all    []multi.Install
+				all    []auto.Install
 			)
 			versions := probeVersions(c.Context, paths)
 			for _, d := range installable() {
-				all = append(all, multi.Install{Title: d.title, Command: d.install})
+				all = append(all, auto.Install{Title: d.title, Command: d.install})
 				path, err := exec.LookPath(*paths[d.name])
 				if err != nil {
 					continue
 				}
 				found = append(found, d)
-				agents = append(agents, multi.Agent{Name: d.name, Title: d.title,
+				agents = append(agents, auto.Agent{Name: d.name, Title: d.title,
 					Version: func() string { return versions()[d.name] },
 					Start:   func() (acp.Adapter, error) { return buildAgent(c, d, path, g.wiring()) }})
 			}
-			if def != "" && !multi.Has(agents, def) {
+			if def != "" && !auto.Has(agents, def) {
 				return usageError(c, fmt.Sprintf("--default %q is not an installed agent (installed here: %s)", def, namesOf(found)))
 			}
-			a := multi.New(agents, multi.Options{Default: def, Version: semver(), Install: all, Logger: g.logger})
+			a := auto.New(agents, auto.Options{Default: def, Version: semver(), Install: all, Logger: g.logger})
 			if len(found) == 0 {
 				found = installable() // their logins say how to install them
 			}
@@ -84,7 +84,7 @@ func probeVersions(ctx context.Context, paths map[string]*string) func() map[str
 				names, found = append(names, name), append(found, path)
 			}
 		}
-		probe := versionProbe{cache: defaultVersionCache(), timeout: versionTimeout, run: acpadapter.Version}
+		probe := versionProbe{cache: defaultVersionCache(), timeout: versionTimeout, run: native.Version}
 		out := map[string]string{}
 		for i, r := range probe.versions(ctx, found) {
 			if r.version != "" {

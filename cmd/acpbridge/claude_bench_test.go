@@ -444,7 +444,7 @@ func (a *rawBridge) finishAgent() (int64, error) {
 	return peak, nil
 }
 
-// cliArgs are the flags acpbridge gives the CLI (the claude dialect: adapters/internal/streamjson).
+// cliArgs are the flags acpbridge gives the CLI (the claude dialect: adapters/claude).
 func cliArgs() []string {
 	return []string{
 		"--output-format", "stream-json", "--verbose",

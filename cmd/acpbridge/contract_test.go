@@ -4,13 +4,13 @@ import (
 	"slices"
 	"testing"
 
-	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/codex"
+	"github.com/acpbridge/acpbridge/adapters/native"
 	"github.com/acpbridge/acpbridge/adapters/pty"
 	"github.com/acpbridge/acpbridge/adapters/replay"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // The replay of a Claude Code recording loads it through Claude's adapter
@@ -43,7 +43,7 @@ func TestAdapterCapabilities(t *testing.T) {
 	}{
 		{"claude", claude.New(claude.Options{}), []string{"Loader", "Resumer", "Lister", "Deleter"}},
 		{"codex", codex.New(codex.Options{}), []string{"Authenticator", "Loader", "Resumer", "Lister", "Deleter"}},
-		{"native ACP", acpadapter.New(acpadapter.Options{Path: "agent"}), []string{"Initializer", "Forwarder"}},
+		{"native ACP", native.New(native.Options{Path: "agent"}), []string{"Initializer", "Forwarder"}},
 		{"pty", term, nil},
 		{"replay of claude", claudeReplay, []string{"Loader", "Lister"}},
 	} {

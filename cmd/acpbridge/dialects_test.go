@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpbridge/acpbridge/adapters/dialects"
+	"github.com/acpbridge/acpbridge/adapters/claude"
 )
 
 // TestStreamJSONPrintDialect: --print-dialect writes the built-in dialect
 // to stdout as a dialect file that --dialect reads back.
 func TestStreamJSONPrintDialect(t *testing.T) {
-	for _, name := range dialects.Builtins() {
+	for _, name := range claude.BuiltinDialects() {
 		var stdout, stderr bytes.Buffer
 		if code := run(t.Context(), []string{"acpbridge", "stream-json", "--print-dialect", name}, &stdout, &stderr); code != 0 {
 			t.Fatalf("%s: exit %d: %s", name, code, stderr.String())
@@ -22,7 +22,7 @@ func TestStreamJSONPrintDialect(t *testing.T) {
 		if err := os.WriteFile(file, stdout.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err := dialects.Load(file)
+		d, err := claude.LoadDialect(file)
 		if err != nil || d.Name != name {
 			t.Errorf("%s: reading the printed template back: %v, %+v", name, err, d)
 		}

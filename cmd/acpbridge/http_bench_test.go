@@ -20,10 +20,10 @@ import (
 
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/replay"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/bridgeproc"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // benchClients is how many remote clients run at once.

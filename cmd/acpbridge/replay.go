@@ -12,14 +12,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/codex"
-	"github.com/acpbridge/acpbridge/adapters/dialects"
+	"github.com/acpbridge/acpbridge/adapters/native"
+
 	"github.com/acpbridge/acpbridge/adapters/pty"
 	"github.com/acpbridge/acpbridge/adapters/replay"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // replayFlags are the flags of the replay command, and its constructor:
@@ -120,13 +120,13 @@ func replayClaude(d adapterEntry, w wiring, rec *recording.Recording, pace time.
 // (its "dialect" meta, a built-in one) through the engine with that
 // dialect.
 func replayStreamJSON(_ adapterEntry, w wiring, rec *recording.Recording, pace time.Duration) (bridge.Adapter, error) {
-	d, ok := dialects.Builtin(rec.Meta["dialect"])
+	d, ok := claude.BuiltinDialect(rec.Meta["dialect"])
 	if !ok {
-		return nil, fmt.Errorf("dialect %q is not a built-in one (%s)", rec.Meta["dialect"], strings.Join(dialects.Builtins(), ", "))
+		return nil, fmt.Errorf("dialect %q is not a built-in one (%s)", rec.Meta["dialect"], strings.Join(claude.BuiltinDialects(), ", "))
 	}
 	return replay.Stream(rec, replay.Options{Pace: pace, Wrap: func(launch replay.Launch) bridge.Adapter {
-		return dialects.New(dialects.Options{Dialect: d, Launch: launch, ModelCache: "-", AwaitStart: true,
-			Logger: w.logger, Trace: w.trace, StopGrace: w.stopGrace})
+		return claude.New(claude.Options{Dialect: d, Launch: launch, ModelCache: "-", AwaitStart: true,
+			Logger: w.logger, Trace: w.trace, StopGrace: w.stopGrace}).Contract()
 	}})
 }
 
@@ -149,7 +149,7 @@ func replayACP(d adapterEntry, w wiring, rec *recording.Recording, pace time.Dur
 	}
 	title := " (replay of " + filepath.Base(rec.Path) + ")"
 	name := cmp.Or(rec.Meta["agent"], d.name)
-	return acpadapter.New(acpadapter.Options{Name: name, Title: nativeTitle(name) + title, Path: name,
+	return native.New(native.Options{Name: name, Title: nativeTitle(name) + title, Path: name,
 		Launch: launch, Logger: w.logger, Trace: w.trace, StopGrace: w.stopGrace}), nil
 }
 

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	acpadapter "github.com/acpbridge/acpbridge/adapters/acp"
 	"github.com/acpbridge/acpbridge/adapters/codex"
+	"github.com/acpbridge/acpbridge/adapters/native"
 	"github.com/acpbridge/acpbridge/adapters/pty"
 	"github.com/acpbridge/acpbridge/adapters/replay"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // TestReplayKinds: each kind of recording is played through its own
@@ -27,7 +27,7 @@ func TestReplayKinds(t *testing.T) {
 		ok            func(any) bool
 	}{
 		{"claude", filepath.Join(dir, "claude", "text.txtar"), func(a any) bool { _, ok := a.(*replay.Adapter); return ok }},
-		{"acp", filepath.Join(dir, "gemini", "text.txtar"), func(a any) bool { _, ok := a.(*acpadapter.Adapter); return ok }},
+		{"acp", filepath.Join(dir, "gemini", "text.txtar"), func(a any) bool { _, ok := a.(*native.Adapter); return ok }},
 		{"codex", filepath.Join(dir, "codex", "text.txtar"), func(a any) bool { _, ok := a.(*codex.Adapter); return ok }},
 		{"stream-json", filepath.Join(dir, "qwen", "stream_json_text.txtar"), func(a any) bool {
 			r, ok := a.(*replay.Adapter)

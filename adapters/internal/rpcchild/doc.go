@@ -1,5 +1,5 @@
 // Package rpcchild is the JSON-RPC 2.0 client that the adapters run over a
-// child process's stdin and stdout: the passthrough adapter (adapters/acp)
+// child process's stdin and stdout: the passthrough adapter (adapters/native)
 // over a native-ACP agent, and the Codex adapter over `codex app-server`.
 //
 // The engine is internal/jsonrpc, the one the editor side rides: its Conn

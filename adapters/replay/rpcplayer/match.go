@@ -3,7 +3,7 @@ package rpcplayer
 import (
 	"fmt"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // handle matches one line from the host against the script.

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // Options configure Play.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/adapters/replay/rpcplayer"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // acpScript is a native-ACP session: a turn whose shell command the

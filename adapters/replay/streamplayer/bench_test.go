@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // benchScript is one prompt followed by n streamed lines of typical size,

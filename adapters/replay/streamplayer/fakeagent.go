@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // Options tune a replay. The zero value plays the script as recorded, as

@@ -14,7 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // host drives Run over io.Pipe the way the bridge's adapter does.

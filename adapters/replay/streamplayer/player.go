@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // Message types and subtypes the player looks at.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/adapters/replay"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/bridge"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")

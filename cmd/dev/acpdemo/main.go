@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 type promptList []string

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/codexenv"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // agentRun is one JSON-RPC agent to record: a native-ACP CLI (agentenv) or

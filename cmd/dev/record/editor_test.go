@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // TestEditorSection: the editor's side of a recorded session is what makes

@@ -36,7 +36,7 @@ func TestMachineScrubber(t *testing.T) {
 
 // recordedDirs hold what the recorder writes and what is derived from it
 // (the goldens replayed from recordings), relative to this package.
-var recordedDirs = []string{"../../../fixtures/claude", "../../../adapters/internal/streamjson/testdata",
+var recordedDirs = []string{"../../../fixtures/claude", "../../../adapters/claude/testdata",
 	"../../../fixtures/gemini", "../../../fixtures/qwen", "../../../fixtures/opencode", "../../../fixtures/copilot", "../../../fixtures/codex", "../../../fixtures/pty"}
 
 // TestRecordingsHoldNoMachineValues fails when a committed recording, or a

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 func TestNormalizeLine(t *testing.T) {

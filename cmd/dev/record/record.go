@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/modelserver"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // findCLI resolves the Claude executable and its version.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/claudeenv"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 const (

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // rpcHost drives a JSON-RPC agent (a native-ACP CLI or `codex app-server`)

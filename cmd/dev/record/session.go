@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // cliSession is one running CLI and the transcript of what crossed its

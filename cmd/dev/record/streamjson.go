@@ -12,9 +12,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/acpbridge/acpbridge/adapters/dialects"
-	"github.com/acpbridge/acpbridge/adapters/replay/recording"
+	"github.com/acpbridge/acpbridge/adapters/claude"
 	"github.com/acpbridge/acpbridge/fixtures/testsupport/agentenv"
+	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
 // recordStreamJSON runs scenario name against agent in its stream-JSON
@@ -24,9 +24,9 @@ import (
 // protocol, as the engine does; the offline environment is the agent's
 // native one (agentenv) without its ACP flags.
 func recordStreamJSON(ctx context.Context, cfg *config, agent, name, path string) error {
-	d, ok := dialects.Builtin(agent)
+	d, ok := claude.BuiltinDialect(agent)
 	if !ok {
-		return fmt.Errorf("no built-in stream-JSON dialect %q (there are %s)", agent, strings.Join(dialects.Builtins(), ", "))
+		return fmt.Errorf("no built-in stream-JSON dialect %q (there are %s)", agent, strings.Join(claude.BuiltinDialects(), ", "))
 	}
 	scenario := filepath.Join(cfg.scenarios, name+".json")
 	run, err := startScenario(cfg, scenario)
@@ -98,7 +98,7 @@ func recordStreamJSON(ctx context.Context, cfg *config, agent, name, path string
 // requests the engine sends there for d: those that ask for the models and
 // commands of a dialect that does not list them in its initialize answer.
 // A replay then answers them as the CLI did.
-func dialectHost(d *dialects.Dialect, host []action) []action {
+func dialectHost(d *claude.Dialect, host []action) []action {
 	var out []action
 	for _, a := range host {
 		out = append(out, a)
