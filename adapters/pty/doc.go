@@ -36,6 +36,7 @@
 // subcommand. Its turn-complete report ends the turn at once; the screen
 // stays the source of the reply text and the dialogs (signal.go).
 //
-// The package imports bridge/acp, adapters/internal/proc and fixtures,
-// never bridge.
+// The package imports bridge/acp, adapters/internal/proc and
+// internal/recording (the one recording format, which its recorder writes
+// and its player reads), never bridge, another adapter or fixtures.
 package pty
