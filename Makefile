@@ -99,12 +99,12 @@ demo: build
 # against its make bench target are checked in a second run without the
 # race detector, which allocates for itself.
 # The registry entries' archives are checked by make registry-check, once
-# make dist has made them. cmd/acpbridge, whose tests run the real CLIs
-# through the binary, may take more than go test's default 10 minutes on
-# a busy machine, where that bound would fail every test still running.
+# make dist has made them. e2e, whose tests run the real CLIs through the
+# binary, may take more than go test's default 10 minutes on a busy
+# machine, where that bound would fail every test still running.
 test: schema
 	$(GO) run ./cmd/dev/testreport -go $(GO) -- -race -count=1 -parallel 4 -timeout 20m -skip '^TestArchivesAreDist$$' ./...
-	$(GO) run ./cmd/dev/testreport -go $(GO) -- -count=1 -run 'Allocations$$|^TestReplayPeakRSS$$' ./adapters/native/ ./adapters/replay/ ./cmd/acpbridge/
+	$(GO) run ./cmd/dev/testreport -go $(GO) -- -count=1 -run 'Allocations$$|^TestReplayPeakRSS$$' ./adapters/native/ ./adapters/replay/ ./e2e/
 
 # The official ACP v1 JSON schema, and the unstable one beside it (the
 # stable one plus the methods marked unstable, such as session/fork), from
@@ -155,8 +155,8 @@ agent-clis:
 # figures (first chunk and turn end on the fake TUI, RSS per terminal
 # session) come from adapters/pty and BenchmarkPTYSession.
 bench: build
-	{ $(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex|PassthroughLatency)$$' -benchtime 2s -count 1 ./cmd/acpbridge/ ./adapters/pty/ && \
-	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughLatency$$' -benchtime 9x -count 1 ./cmd/acpbridge/ && \
+	{ $(GO) test -run '^$$' -bench . -skip '^Benchmark(Claude|Codex|PassthroughLatency)$$' -benchtime 2s -count 1 ./e2e/ ./adapters/pty/ && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughLatency$$' -benchtime 9x -count 1 ./e2e/ && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkPassthroughTurn$$' -benchtime 5x -count 1 ./adapters/native/; } | $(GO) run ./cmd/dev/benchtable
 
 # acpbridge on the real Claude Code CLI, side by side with the peer adapter
@@ -170,7 +170,7 @@ CLAUDE_ROUNDS ?= 32
 .PHONY: bench-claude bench-peer
 bench-claude: bench-peer
 	CLAUDE_BIN="$${CLAUDE_BIN:-$$(scripts/install-claude.sh)}" \
-	$(GO) test -v -run '^$$' -bench '^BenchmarkClaude$$' -benchtime $(CLAUDE_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/dev/benchtable
+	$(GO) test -v -run '^$$' -bench '^BenchmarkClaude$$' -benchtime $(CLAUDE_ROUNDS)x -count 1 -timeout 20m ./e2e/ | $(GO) run ./cmd/dev/benchtable
 
 # The peer adapter, without the CLI binary its SDK would bring along: the
 # benchmark points it at the same CLI as the others (CLAUDE_CODE_EXECUTABLE).
@@ -186,7 +186,7 @@ bench/peer/node_modules/.package-lock.json: bench/peer/package.json bench/peer/p
 CODEX_ROUNDS ?= 8
 .PHONY: bench-codex
 bench-codex: build codex-cli bench-peer
-	$(GO) test -v -run '^$$' -bench '^BenchmarkCodex$$' -benchtime $(CODEX_ROUNDS)x -count 1 -timeout 20m ./cmd/acpbridge/ | $(GO) run ./cmd/dev/benchtable
+	$(GO) test -v -run '^$$' -bench '^BenchmarkCodex$$' -benchtime $(CODEX_ROUNDS)x -count 1 -timeout 20m ./e2e/ | $(GO) run ./cmd/dev/benchtable
 
 # The pinned real Qwen Code two ways side by side, in the same rounds on
 # the same scripted Chat Completions server: its native ACP through the
@@ -197,7 +197,7 @@ bench-codex: build codex-cli bench-peer
 QWEN_ROUNDS ?= 5
 .PHONY: bench-qwen
 bench-qwen: agent-clis
-	$(GO) test -v -run '^$$' -bench '^BenchmarkQwen$$' -benchtime $(QWEN_ROUNDS)x -count 1 -timeout 30m ./cmd/acpbridge/
+	$(GO) test -v -run '^$$' -bench '^BenchmarkQwen$$' -benchtime $(QWEN_ROUNDS)x -count 1 -timeout 30m ./e2e/
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
