@@ -175,7 +175,7 @@ func TestRealCLITitleAndDelete(t *testing.T) {
 	if err != nil || len(list.Sessions) != 1 || *list.Sessions[0].Title != titles[0] || *list.Sessions[0].UpdatedAt != times[0] {
 		t.Fatalf("session/list = %+v, %v; want title %q and time %q", list, err, titles[0], times[0])
 	}
-	path, err := a.store.find(s.ID(), project)
+	path, err := a.store.Find(s.ID(), project)
 	if err != nil {
 		t.Fatal(err)
 	}

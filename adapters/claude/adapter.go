@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/tidwall/gjson"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
@@ -126,8 +127,8 @@ const DefaultStartTimeout = time.Minute
 // safe for concurrent use.
 type Adapter struct {
 	opts    Options
-	dialect *Dialect // opts.Dialect
-	store   store    // where the CLI keeps its transcripts
+	dialect *Dialect          // opts.Dialect
+	store   transcripts.Store // where the CLI keeps its transcripts
 	// lookPath makes opening a session fail at once when the executable
 	// is missing; only with the default launcher (proc.Start).
 	lookPath bool

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
@@ -86,7 +87,7 @@ func (t *translator) compactSummary(root gjson.Result) bool {
 	if c.id == "" || !c.boundary || !root.Get("isSynthetic").Bool() {
 		return false
 	}
-	text := summaryText(promptText(root.Get("message.content")))
+	text := summaryText(transcripts.PromptText(root.Get("message.content")))
 	if text != "" && t.compaction {
 		t.send(acp.SessionUpdate{CompactionSummaryChunk: &acp.CompactionSummaryChunk{
 			CompactionID: acp.CompactionID(c.id), Content: acp.TextBlock(text)}})

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
@@ -27,7 +25,7 @@ func (a *Adapter) DeleteSession(ctx context.Context, req acp.DeleteSessionReques
 	if open {
 		return fmt.Errorf("%w: session %s is open in another client; close it there first", acp.ErrInvalidRequest, id)
 	}
-	path, err := a.store.find(id, "")
+	path, err := a.store.Find(id, "")
 	if err != nil {
 		return err
 	}
@@ -37,7 +35,7 @@ func (a *Adapter) DeleteSession(ctx context.Context, req acp.DeleteSessionReques
 	// The transcript goes last: while it exists, a failed deletion can be
 	// retried, since the session is still listed and found.
 	var errs []error
-	for _, p := range a.store.sidecars(id, path) {
+	for _, p := range a.store.Sidecars(id, path) {
 		if err := os.RemoveAll(p); err != nil {
 			errs = append(errs, err)
 		}
@@ -50,18 +48,4 @@ func (a *Adapter) DeleteSession(ctx context.Context, req acp.DeleteSessionReques
 	}
 	a.opts.Logger.Info().Str("adapter", "claude").Str("session", string(id)).Str("path", path).Msg("stored session deleted")
 	return nil
-}
-
-// sidecars are the files and folders the CLI keeps for session id, besides
-// its transcript at path. Each may be missing.
-func (st store) sidecars(id acp.SessionID, path string) []string {
-	s := string(id)
-	out := []string{strings.TrimSuffix(path, ".jsonl")} // subagents/, tool-results/
-	dir := filepath.Dir(st.projects)
-	out = append(out,
-		filepath.Join(dir, "file-history", s),
-		filepath.Join(dir, "session-env", s),
-	)
-	todos, _ := filepath.Glob(filepath.Join(dir, "todos", s+"-*.json"))
-	return append(out, todos...)
 }

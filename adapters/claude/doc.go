@@ -12,7 +12,11 @@
 // BuiltinDialect and LoadDialect in builtin.go find either). A dialect
 // whose transcripts the engine reads (claude) is served with load, resume,
 // list, delete and fork; Adapter.Contract hides them for any other, so the
-// editor is offered nothing the CLI cannot do.
+// editor is offered nothing the CLI cannot do. Claude Code's on-disk
+// session storage (where a session's transcript is, its listing metadata,
+// its conversation and its sub-agents' transcripts) is read by the
+// subpackage transcripts; this package replays what it reads as session
+// updates, through the same translator as a live turn.
 //
 // Each ACP session owns one CLI process, started in the background by
 // NewSession with --session-id set to the ACP session id (so both sides use
@@ -54,8 +58,8 @@
 // commands_changed) and the reasoning effort as a config option.
 // DeleteSession removes a stored session with what the CLI keeps beside it.
 //
-// The package imports bridge/acp and adapters/internal/proc, never the
-// bridge package or an adapter: Adapter implements the contract declared in bridge/acp
+// The package imports bridge/acp, adapters/internal/proc and its own
+// transcripts, never the bridge package or another adapter: Adapter implements the contract declared in bridge/acp
 // (acp.Adapter, Loader, Resumer, Lister, Deleter, asserted in adapter.go,
 // and Steerer, in steer.go)
 // and Session implements acp.Session.

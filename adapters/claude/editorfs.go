@@ -100,10 +100,7 @@ func newEditorFS(c acp.Client, id acp.SessionID, local string) *editorFS {
 
 // configDir is the CLI's config dir for env, or "" when unknown.
 func configDir(env []string) string {
-	if p := newStore(env).projects; p != "" {
-		return filepath.Dir(p)
-	}
-	return ""
+	return newStore(env).ConfigDir()
 }
 
 func (e *editorFS) isLocal(path string) bool {

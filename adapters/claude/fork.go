@@ -27,7 +27,7 @@ func (a *Adapter) ForkSession(ctx context.Context, req acp.ForkSessionRequest, c
 	if err := a.checkCwd(req.Cwd); err != nil {
 		return nil, err
 	}
-	if _, err := a.store.find(req.SessionID, filepath.Clean(req.Cwd)); err != nil {
+	if _, err := a.store.Find(req.SessionID, filepath.Clean(req.Cwd)); err != nil {
 		return nil, err
 	}
 	s, err := a.open(ctx, OpenOptions{ID: acp.SessionID(a.opts.NewSessionID()), Cwd: filepath.Clean(req.Cwd),

@@ -2,9 +2,9 @@ package claude
 
 import (
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
@@ -16,8 +16,8 @@ func (s *Session) titleFromPrompt(blocks []acp.ContentBlock) {
 	var t string
 	for _, b := range blocks {
 		if b.Text != nil {
-			if text, ok := typedText(b.Text.Text); ok {
-				t = cleanTitle(text)
+			if text, ok := transcripts.TypedText(b.Text.Text); ok {
+				t = transcripts.CleanTitle(text)
 				break
 			}
 		}
@@ -31,26 +31,6 @@ func (s *Session) titleFromPrompt(blocks []acp.ContentBlock) {
 	if changed {
 		s.update(acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: acp.Set(t)}})
 	}
-}
-
-// own returns the transcript of a session this adapter runs in cwd, or ""
-// when the CLI has not written one. The CLI runs in cwd, so only the
-// project folders of cwd are looked at: a turn must not scan every project
-// the user has.
-func (st store) own(id acp.SessionID, cwd string) string {
-	if st.projects == "" || !validSessionID(id) {
-		return ""
-	}
-	for _, n := range projectDirs(cwd) {
-		if len(n) > maxProjectDir {
-			p, _ := st.find(id, cwd) // hashed name: matched by prefix
-			return p
-		}
-		if p := filepath.Join(st.projects, n, string(id)+".jsonl"); isFile(p) {
-			return p
-		}
-	}
-	return ""
 }
 
 // isoTime is how session/list and session_info_update write times.
@@ -70,7 +50,7 @@ func (s *Session) sendInfo() {
 	path := s.transcript
 	s.mu.Unlock()
 	if path == "" {
-		if path = s.a.store.own(s.id, s.cwd); path == "" {
+		if path = s.a.store.Own(s.id, s.cwd); path == "" {
 			s.log.Debug().Msg("no transcript for session_info_update")
 			return
 		}
@@ -82,14 +62,14 @@ func (s *Session) sendInfo() {
 	if err != nil {
 		return
 	}
-	m, err := readSessionMeta(path)
+	m, err := s.a.store.ReadMeta(path)
 	if err != nil {
 		s.log.Debug().Err(err).Msg("reading transcript for session_info_update")
 		return
 	}
 	u := &acp.SessionInfoUpdate{UpdatedAt: acp.Set(isoTime(fi.ModTime()))}
 	s.mu.Lock()
-	if t := m.title(); t != "" && t != s.title {
+	if t := m.Title(); t != "" && t != s.title {
 		s.title = t
 		u.Title = acp.Set(t)
 	}

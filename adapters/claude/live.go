@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
@@ -21,7 +22,7 @@ import (
 //	$CLAUDE_CODE_TMPDIR/claude-<uid>/<project dir>/<session id>/tasks/<task id>.output
 //
 // ($TMPDIR, else /tmp, when CLAUDE_CODE_TMPDIR is unset; the project dir is
-// the cwd named as for the transcripts, projectDir). A foreground command
+// the cwd named as for the transcripts, transcripts.ProjectDir). A foreground command
 // names no task id anywhere before its result, so its file is the first new
 // one in the tasks folder after the tool use was seen; a background command
 // (run_in_background) names its task id in its result, and ends with a
@@ -71,7 +72,7 @@ func tasksDir(env []string, cwd, session string) string {
 	if tmp == "" {
 		tmp = "/tmp"
 	}
-	return filepath.Join(tmp, "claude-"+strconv.Itoa(os.Getuid()), projectDir(cwd), session, "tasks")
+	return filepath.Join(tmp, "claude-"+strconv.Itoa(os.Getuid()), transcripts.ProjectDir(cwd), session, "tasks")
 }
 
 func newLiveShells(dir string, termMeta bool) *liveShells {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
@@ -25,15 +26,15 @@ func (a *Adapter) LoadSession(ctx context.Context, req acp.LoadSessionRequest, c
 	if err != nil {
 		return nil, fmt.Errorf("%w: opening the transcript of %s: %v", acp.ErrInternal, req.SessionID, err)
 	}
-	chain, err := readChain(f)
+	chain, err := a.store.ReadChain(f)
 	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading the transcript of %s: %v", acp.ErrInternal, req.SessionID, err)
 	}
 	log := a.opts.Logger.With().Str("adapter", "claude").Str("session", string(req.SessionID)).Logger()
-	var kids *storedChildren
+	var kids *transcripts.Children
 	if a.dialect.isClaude() {
-		kids = findChildren(path)
+		kids = a.store.Children(path)
 	}
 	if err := replayChain(ctx, c, req.SessionID, filepath.Clean(req.Cwd), chain, kids, log); err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func (a *Adapter) stored(id acp.SessionID, cwd string) (string, error) {
 	if open {
 		return "", fmt.Errorf("%w: session %s is already open", acp.ErrInvalidRequest, id)
 	}
-	return a.store.find(id, filepath.Clean(cwd))
+	return a.store.Find(id, filepath.Clean(cwd))
 }
 
 // reopen opens a stored session; its CLI resumes the stored conversation.

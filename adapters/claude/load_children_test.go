@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/internal/recording"
@@ -45,7 +46,7 @@ func storeWithChildren(t *testing.T, config, dir string) (acp.SessionID, string)
 		t.Fatal(err)
 	}
 	id := storeSession(t, config, recordedCwd, data)
-	path := filepath.Join(config, "projects", projectDir(recordedCwd), string(id)+".jsonl")
+	path := filepath.Join(config, "projects", transcripts.ProjectDir(recordedCwd), string(id)+".jsonl")
 	kids := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
 	if err := os.MkdirAll(kids, 0o755); err != nil {
 		t.Fatal(err)
@@ -63,68 +64,28 @@ func storeWithChildren(t *testing.T, config, dir string) (acp.SessionID, string)
 	return id, path
 }
 
-// TestFindChildren reads the sub-agent transcripts stored beside a
-// session: which Agent call ran which, whether in the background, how each
-// ended, and the sub-agent's own conversation.
-func TestFindChildren(t *testing.T) {
+// TestStoredChildEnds checks the state a stored sub-agent is announced
+// with: the end its session's transcript records, as the stop reason it
+// had live.
+func TestStoredChildEnds(t *testing.T) {
 	for _, tt := range subagentCases {
 		t.Run(tt.dir, func(t *testing.T) {
-			_, path := storeWithChildren(t, t.TempDir(), tt.dir)
+			config := t.TempDir()
+			_, path := storeWithChildren(t, config, tt.dir)
+			st := newStore([]string{"CLAUDE_CONFIG_DIR=" + config})
 			f, err := os.Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			chain, err := readChain(f)
+			chain, err := st.ReadChain(f)
 			f.Close()
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Other files beside the sub-agents' are not theirs.
-			dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
-			for _, name := range []string{"notes.jsonl", "agent-x.txt"} {
-				_ = os.WriteFile(filepath.Join(dir, name), []byte("{}\n"), 0o600)
-			}
-			k := findChildren(path)
-			if len(k.files) != 1 {
-				t.Errorf("sub-agent transcripts %v, want only agent-%s.jsonl", k.files, tt.id)
-			}
-			k.scan(chain)
-			kid := k.byCall[string(tt.agent)]
-			if kid == nil || kid.id != string(tt.id) || kid.inBackground != tt.background ||
-				kid.agentType != "general-purpose" || kid.description != "Inspect project" {
-				t.Fatalf("sub-agent of %s = %+v, want %s (background %v)", tt.agent, kid, tt.id, tt.background)
-			}
-			if got := k.ends[string(tt.agent)]; got != "completed" {
-				t.Errorf("it ended %q, want completed", got)
-			}
-			if st := k.ends.final(string(tt.agent)); st.State != acp.SubagentIdle || st.StopReason == nil || *st.StopReason != acp.StopReasonEndTurn {
+			k := st.Children(path)
+			k.Scan(chain)
+			if st := taskEnds(k.Ends()).final(string(tt.agent)); st.State != acp.SubagentIdle || st.StopReason == nil || *st.StopReason != acp.StopReasonEndTurn {
 				t.Errorf("final state %+v, want idle/end_turn", st)
-			}
-			sub, err := readChildChain(kid.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var kinds []string
-			for _, l := range sub {
-				var e struct {
-					Type    string
-					Message struct{ Content json.RawMessage }
-				}
-				_ = json.Unmarshal(l, &e)
-				kinds = append(kinds, e.Type)
-			}
-			if got := strings.Join(kinds, " "); got != "user assistant assistant user assistant" {
-				t.Errorf("the sub-agent's conversation is %q, want its prompt, text, tool use, result and report", got)
-			}
-			// Without the meta file the Agent call's result still names
-			// the sub-agent.
-			if err := os.Remove(strings.TrimSuffix(kid.path, ".jsonl") + ".meta.json"); err != nil {
-				t.Fatal(err)
-			}
-			k = findChildren(path)
-			k.scan(chain)
-			if kid := k.byCall[string(tt.agent)]; kid == nil || kid.id != string(tt.id) {
-				t.Errorf("without its meta file, the sub-agent of %s = %+v", tt.agent, kid)
 			}
 		})
 	}

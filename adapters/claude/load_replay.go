@@ -2,14 +2,12 @@ package claude
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/tidwall/gjson"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
 
@@ -27,13 +25,13 @@ import (
 // it ended in), else under the Agent call. A background sub-agent's end
 // (the CLI's task notification) completes its Agent call where the
 // notification is in the conversation.
-func replayChain(ctx context.Context, c acp.Client, id acp.SessionID, cwd string, chain [][]byte, kids *storedChildren, log zerolog.Logger) error {
+func replayChain(ctx context.Context, c acp.Client, id acp.SessionID, cwd string, chain [][]byte, kids *transcripts.Children, log zerolog.Logger) error {
 	r := &chainReplay{ctx: ctx, kids: kids, log: log, done: map[string]bool{}}
 	r.tr = newTranslator(cwd, log)
 	r.tr.emit = func(u acp.SessionUpdate) { r.send(c, id, u) }
 	if kids != nil {
-		kids.scan(chain)
-		r.tr.kids = replayedChildren(c, id, r.send, kids.ends.final)
+		kids.Scan(chain)
+		r.tr.kids = replayedChildren(c, id, r.send, taskEnds(kids.Ends()).final)
 	}
 	for _, line := range chain {
 		r.entry(gjson.ParseBytes(line), "", 0)
@@ -52,7 +50,7 @@ func replayChain(ctx context.Context, c acp.Client, id acp.SessionID, cwd string
 type chainReplay struct {
 	ctx  context.Context
 	tr   *translator
-	kids *storedChildren // nil: no sub-agent transcripts
+	kids *transcripts.Children // nil: no sub-agent transcripts
 	log  zerolog.Logger
 	err  error           // the first send that failed
 	done map[string]bool // sub-agents replayed, by agent id
@@ -93,6 +91,17 @@ func replayedChildren(c acp.Client, id acp.SessionID, send func(acp.Client, acp.
 	return k
 }
 
+// taskEnds is how the sub-agents of a conversation ended, by the Agent
+// call that ran each: its task status.
+type taskEnds map[string]string
+
+// final is the state the sub-agent of the Agent call ended in: idle, with
+// the stop reason its end had live; with none when the conversation does
+// not say how it ended (the CLI stopped first).
+func (e taskEnds) final(call string) acp.SubagentState {
+	return acp.SubagentState{State: acp.SubagentIdle, StopReason: endReason(e[call])}
+}
+
 // entry replays one conversation entry: the session's own (parent "") or
 // one of the sub-agent that the Agent call parent ran, depth levels down.
 func (r *chainReplay) entry(root gjson.Result, parent string, depth int) {
@@ -106,7 +115,7 @@ func (r *chainReplay) entry(root gjson.Result, parent string, depth int) {
 		r.tr.assistantOf(root, parent)
 		r.subagents(root, depth)
 	case "user":
-		if n, ok := notification(root); ok {
+		if n, ok := transcripts.Notification(root); ok {
 			r.tr.system("task_notification", n)
 			return
 		}
@@ -129,18 +138,18 @@ func (r *chainReplay) subagents(root gjson.Result, depth int) {
 			continue
 		}
 		call := b.Get("id").String()
-		kid := r.kids.byCall[call]
-		if kid == nil || r.done[kid.id] {
+		kid := r.kids.Of(call)
+		if kid == nil || r.done[kid.ID] {
 			continue
 		}
-		r.done[kid.id] = true
-		chain, err := readChildChain(kid.path)
+		r.done[kid.ID] = true
+		chain, err := r.kids.Chain(kid)
 		if err != nil {
-			r.log.Debug().Err(err).Str("agent", kid.id).Msg("reading a sub-agent's transcript")
+			r.log.Debug().Err(err).Str("agent", kid.ID).Msg("reading a sub-agent's transcript")
 			continue
 		}
-		r.kids.scan(chain)
-		r.tr.system("task_started", kid.started(call, b.Get("input"), chain))
+		r.kids.Scan(chain)
+		r.tr.system("task_started", kid.Started(call, b.Get("input"), chain))
 		for _, line := range chain {
 			r.entry(gjson.ParseBytes(line), call, depth+1)
 			if r.err != nil {
@@ -150,54 +159,13 @@ func (r *chainReplay) subagents(root gjson.Result, depth int) {
 	}
 }
 
-// readChildChain reads the conversation of a sub-agent's transcript.
-func readChildChain(path string) ([][]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readSidechain(f)
-}
-
-// taskNotification opens the user message by which the CLI tells the
-// model that a background task (a sub-agent, a shell) ended.
-const taskNotification = "<task-notification>"
-
-// notification reads a stored task notification as the task_notification
-// frame the live CLI sent for it: the task, its tool call, how it ended
-// and its report.
-func notification(root gjson.Result) (gjson.Result, bool) {
-	content := root.Get("message.content")
-	text := content.String()
-	if content.IsArray() {
-		text = content.Get("0.text").String()
-	}
-	text = strings.TrimSpace(text)
-	if !strings.HasPrefix(text, taskNotification) {
-		return gjson.Result{}, false
-	}
-	tag := func(name string) string {
-		v, _ := between(text, "<"+name+">", "</"+name+">")
-		return v
-	}
-	report := tag("result")
-	if report == "" {
-		report = tag("summary")
-	}
-	raw, _ := json.Marshal(map[string]string{
-		"task_id": tag("task-id"), "tool_use_id": tag("tool-use-id"), "status": tag("status"), "summary": report,
-	})
-	return gjson.ParseBytes(raw), true
-}
-
 // replayUser shows one user entry: the results of tool uses, and, with
 // typed set, what the user typed.
 func replayUser(tr *translator, root gjson.Result, typed bool) {
 	send := tr.send
 	content := root.Get("message.content")
 	if content.Type == gjson.String {
-		if text, ok := typedText(content.String()); ok && typed {
+		if text, ok := transcripts.TypedText(content.String()); ok && typed {
 			send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(text)}})
 		}
 		return
@@ -218,7 +186,7 @@ func replayUser(tr *translator, root gjson.Result, typed bool) {
 			}
 			tr.toolResult(r)
 		case "text":
-			if text, ok := typedText(b.Get("text").String()); ok && typed {
+			if text, ok := transcripts.TypedText(b.Get("text").String()); ok && typed {
 				send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(text)}})
 			}
 		default:

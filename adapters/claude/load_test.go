@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
 	"github.com/acpbridge/acpbridge/adapters/internal/proc"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
@@ -84,7 +85,7 @@ func storeSession(t *testing.T, config, cwd string, data []byte) acp.SessionID {
 	if id == "" {
 		t.Fatal("the transcript names no sessionId")
 	}
-	dir := filepath.Join(config, "projects", projectDir(cwd))
+	dir := filepath.Join(config, "projects", transcripts.ProjectDir(cwd))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -403,5 +404,50 @@ func TestLoadFromOtherProject(t *testing.T) {
 	defer s.Close()
 	if len(rec.items) == 0 {
 		t.Error("nothing replayed")
+	}
+}
+
+// TestMissingExecutable checks that a CLI that cannot be run is reported
+// when a session is opened, naming the path and what to do.
+func TestMissingExecutable(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "claude-not-executable")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(transcriptDir, "text.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := t.TempDir()
+	id := storeSession(t, config, recordedCwd, data)
+	for _, path := range []string{filepath.Join(dir, "missing"), notExec, dir, "acpbridge-no-such-claude"} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			a := New(Options{Path: path, Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Logger: testLogger(t), ModelCache: "-"})
+			defer a.Close()
+			rec := &transcript{}
+			c := updateRecorder(rec)
+			check := func(what string, err error) {
+				t.Helper()
+				var ae *acp.Error
+				if !errors.As(err, &ae) || ae.Code != acp.CodeInternalError {
+					t.Fatalf("%s: %v, want an internal error", what, err)
+				}
+				for _, s := range []string{path, "Install Claude Code", "--claude-path", "ACPBRIDGE_CLAUDE_PATH"} {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("%s: %q does not mention %q", what, err, s)
+					}
+				}
+			}
+			_, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: dir}, c)
+			check("NewSession", err)
+			_, err = a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: id, Cwd: recordedCwd}, c)
+			check("LoadSession", err)
+			_, err = a.ResumeSession(t.Context(), acp.ResumeSessionRequest{SessionID: id, Cwd: recordedCwd}, c)
+			check("ResumeSession", err)
+			if len(rec.items) != 0 {
+				t.Errorf("%d updates sent", len(rec.items))
+			}
+		})
 	}
 }

@@ -10,31 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts/transcriptstest"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 )
-
-func TestProjectDir(t *testing.T) {
-	tests := []struct{ cwd, want string }{
-		{"/home/dev/project", "-home-dev-project"},
-		{"/home/dev/my_project.v2", "-home-dev-my-project-v2"},
-		{"/tmp/é", "-tmp--"},             // one UTF-16 unit
-		{"/tmp/😀", "-tmp---"},            // two UTF-16 units
-		{`C:\Users\dev`, "C--Users-dev"}, // as the CLI names it on Windows
-	}
-	for _, tt := range tests {
-		if got := projectDir(tt.cwd); got != tt.want {
-			t.Errorf("projectDir(%q) = %q, want %q", tt.cwd, got, tt.want)
-		}
-	}
-	long := "/" + strings.Repeat("abcdefghij/", 25)
-	name := projectDir(long)
-	if !matchesProject(name[:maxProjectDir]+"-1x2y3z", []string{name}) {
-		t.Error("a long project dir with the CLI's hash suffix does not match")
-	}
-	if matchesProject(name[:maxProjectDir], []string{name}) || matchesProject("-other", []string{name}) {
-		t.Error("a long project dir matches a wrong name")
-	}
-}
 
 // TestStoreLocation checks that transcripts are read where the CLI, started
 // with the adapter's environment, writes them.
@@ -47,46 +26,27 @@ func TestStoreLocation(t *testing.T) {
 		env     []string
 		want    string
 	}{
-		{"home", "", nil, "/home/process/.claude/projects"},
-		{"home from options", "", []string{"HOME=/home/opt"}, "/home/opt/.claude/projects"},
-		{"config dir from options", "", []string{"HOME=/home/opt", "CLAUDE_CONFIG_DIR=/cfg"}, "/cfg/projects"},
-		{"later entries win", "", []string{"CLAUDE_CONFIG_DIR=/a", "CLAUDE_CONFIG_DIR=/b"}, "/b/projects"},
-		{"inherited config dir", "/inherited", []string{"HOME=/home/opt"}, "/inherited/projects"},
-		{"options override inherited", "/inherited", []string{"CLAUDE_CONFIG_DIR=/cfg"}, "/cfg/projects"},
+		{"home", "", nil, "/home/process/.claude"},
+		{"home from options", "", []string{"HOME=/home/opt"}, "/home/opt/.claude"},
+		{"config dir from options", "", []string{"HOME=/home/opt", "CLAUDE_CONFIG_DIR=/cfg"}, "/cfg"},
+		{"later entries win", "", []string{"CLAUDE_CONFIG_DIR=/a", "CLAUDE_CONFIG_DIR=/b"}, "/b"},
+		{"inherited config dir", "/inherited", []string{"HOME=/home/opt"}, "/inherited"},
+		{"options override inherited", "/inherited", []string{"CLAUDE_CONFIG_DIR=/cfg"}, "/cfg"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("CLAUDE_CONFIG_DIR", tt.process)
-			if got := newStore(tt.env).projects; got != tt.want {
-				t.Errorf("projects dir %q, want %q", got, tt.want)
+			if got := newStore(tt.env).ConfigDir(); got != tt.want {
+				t.Errorf("config dir %q, want %q", got, tt.want)
 			}
 		})
 	}
 }
 
-// entry is a transcript line for synthetic sessions.
-func entry(typ, uuid, parent, cwd, content string, extra ...string) string {
-	p := "null"
-	if parent != "" {
-		p = fmt.Sprintf("%q", parent)
-	}
-	fields := []string{fmt.Sprintf(`"parentUuid":%s`, p), fmt.Sprintf(`"type":%q`, typ)}
-	fields = append(fields, extra...)
-	if content != "" {
-		role := typ
-		if typ != "assistant" {
-			role = "user"
-		}
-		fields = append(fields, fmt.Sprintf(`"message":{"role":%q,"content":%s}`, role, content))
-	}
-	fields = append(fields, fmt.Sprintf(`"uuid":%q`, uuid), fmt.Sprintf(`"cwd":%q`, cwd), `"sessionId":"s"`)
-	return "{" + strings.Join(fields, ",") + "}"
-}
-
 // writeSession stores a synthetic transcript with a given modification time.
 func writeSession(t *testing.T, config, cwd, id string, mtime time.Time, lines ...string) {
 	t.Helper()
-	dir := filepath.Join(config, "projects", projectDir(cwd))
+	dir := filepath.Join(config, "projects", transcripts.ProjectDir(cwd))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -104,24 +64,24 @@ func TestListSessions(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	queue := `{"type":"queue-operation","operation":"enqueue","sessionId":"s"}`
 	writeSession(t, config, "/w/one", "a", t0.Add(5*time.Second), queue,
-		entry("user", "u1", "", "/w/one", `"  Fix the\n  login   bug  "`),
-		entry("assistant", "a1", "u1", "/w/one", `[{"type":"text","text":"Done."}]`))
+		transcriptstest.Entry("user", "u1", "", "/w/one", `"  Fix the\n  login   bug  "`),
+		transcriptstest.Entry("assistant", "a1", "u1", "/w/one", `[{"type":"text","text":"Done."}]`))
 	writeSession(t, config, "/w/one", "b", t0.Add(4*time.Second),
-		entry("user", "u1", "", "/w/one", `[{"type":"text","text":"first prompt"}]`),
+		transcriptstest.Entry("user", "u1", "", "/w/one", `[{"type":"text","text":"first prompt"}]`),
 		`{"type":"ai-title","aiTitle":"Generated title","sessionId":"b"}`,
 		`{"type":"custom-title","customTitle":"Old name","sessionId":"b"}`,
 		`{"type":"custom-title","customTitle":"Renamed","sessionId":"b"}`)
 	writeSession(t, config, "/w/two", "c", t0.Add(3*time.Second),
-		entry("user", "m1", "", "/w/two", `"<local-command-caveat>Caveat</local-command-caveat>"`, `"isMeta":true`),
-		entry("user", "u1", "m1", "/w/two", `"<command-name>/init</command-name>\n<command-message>init</command-message>\n<command-args></command-args>"`))
+		transcriptstest.Entry("user", "m1", "", "/w/two", `"<local-command-caveat>Caveat</local-command-caveat>"`, `"isMeta":true`),
+		transcriptstest.Entry("user", "u1", "m1", "/w/two", `"<command-name>/init</command-name>\n<command-message>init</command-message>\n<command-args></command-args>"`))
 	writeSession(t, config, "/w/my-project", "d", t0.Add(2*time.Second),
-		entry("user", "u1", "", "/w/my-project", `[{"type":"tool_result","tool_use_id":"x","content":"r"}]`),
+		transcriptstest.Entry("user", "u1", "", "/w/my-project", `[{"type":"tool_result","tool_use_id":"x","content":"r"}]`),
 		`{"type":"summary","summary":"Summary line","leafUuid":"u1"}`)
 	// Sanitized like /w/my-project, stored in the same directory.
 	writeSession(t, config, "/w/my/project", "e", t0.Add(1*time.Second),
-		entry("user", "u1", "", "/w/my/project", `"[Request interrupted by user]"`))
+		transcriptstest.Entry("user", "u1", "", "/w/my/project", `"[Request interrupted by user]"`))
 	writeSession(t, config, "/w/one", "f", t0.Add(6*time.Second), queue) // no conversation
-	if err := os.WriteFile(filepath.Join(config, "projects", projectDir("/w/one"), "notes.txt"), []byte("x"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(config, "projects", transcripts.ProjectDir("/w/one"), "notes.txt"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -203,7 +163,7 @@ func TestListSessionsPages(t *testing.T) {
 		id := fmt.Sprintf("s%03d", i)
 		// Pairs share a modification time: ties are ordered by id.
 		writeSession(t, config, "/w", id, t0.Add(time.Duration(i/2)*time.Second),
-			entry("user", "u", "", "/w", fmt.Sprintf("%q", "prompt "+id)))
+			transcriptstest.Entry("user", "u", "", "/w", fmt.Sprintf("%q", "prompt "+id)))
 	}
 	a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Logger: testLogger(t)})
 	var got []string
@@ -219,7 +179,7 @@ func TestListSessionsPages(t *testing.T) {
 			got = append(got, string(s.SessionID))
 		}
 		if page == 0 {
-			writeSession(t, config, "/w", "new", t0.Add(time.Hour), entry("user", "u", "", "/w", `"late"`))
+			writeSession(t, config, "/w", "new", t0.Add(time.Hour), transcriptstest.Entry("user", "u", "", "/w", `"late"`))
 		}
 		if res.NextCursor == nil {
 			break
@@ -232,44 +192,5 @@ func TestListSessionsPages(t *testing.T) {
 	}
 	if !slices.Equal(sizes, []int{listPageSize, listPageSize, 20}) || !slices.Equal(got, want) {
 		t.Errorf("pages of %v:\n got %v\nwant %v", sizes, got, want)
-	}
-}
-
-// TestSessionMetaLargeFile reads the title of a transcript larger than the
-// head that is read whole: the prompt comes from the head, a title written
-// at the end from the tail.
-func TestSessionMetaLargeFile(t *testing.T) {
-	config := t.TempDir()
-	filler := fmt.Sprintf(`{"type":"progress","uuid":"p","parentUuid":"u1","data":%q}`, strings.Repeat("x", 64<<10))
-	lines := []string{entry("user", "u1", "", "/w", `"the first prompt"`)}
-	for range (metaHead + metaTail) / (64 << 10) {
-		lines = append(lines, filler)
-	}
-	writeSession(t, config, "/w", "big", time.Now(), lines...)
-	a := New(Options{Env: []string{"CLAUDE_CONFIG_DIR=" + config}})
-	title := func() string {
-		res, err := a.ListSessions(t.Context(), acp.ListSessionsRequest{})
-		if err != nil || len(res.Sessions) != 1 || res.Sessions[0].Title == nil {
-			t.Fatalf("list: %+v, %v", res, err)
-		}
-		return *res.Sessions[0].Title
-	}
-	if got := title(); got != "the first prompt" {
-		t.Errorf("title %q", got)
-	}
-	writeSession(t, config, "/w", "big", time.Now(), append(lines, `{"type":"custom-title","customTitle":"At the end"}`)...)
-	if got := title(); got != "At the end" {
-		t.Errorf("title %q, want the one at the end", got)
-	}
-}
-
-func TestCleanTitle(t *testing.T) {
-	long := strings.Repeat("word ", 100)
-	got := cleanTitle(long)
-	if n := len([]rune(got)); n != maxTitle || !strings.HasSuffix(got, "…") {
-		t.Errorf("long title has %d runes: %q", n, got)
-	}
-	if got := cleanTitle(" a\n\tb  "); got != "a b" {
-		t.Errorf("cleanTitle = %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts"
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/bridge/acp/acptest"
 	"github.com/acpbridge/acpbridge/internal/recording"
@@ -107,7 +108,7 @@ func storeSection(t *testing.T, fx *recording.Fixture) string {
 	if !ok {
 		return dir
 	}
-	p := filepath.Join(dir, "projects", projectDir(fx.Meta["cwd"]), testSessionID+".jsonl")
+	p := filepath.Join(dir, "projects", transcripts.ProjectDir(fx.Meta["cwd"]), testSessionID+".jsonl")
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package claude
+package transcripts
 
 import (
 	"bufio"
@@ -31,21 +31,24 @@ type chainEntry struct {
 // chainTypes are the entry types that are part of the conversation tree.
 var chainTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true, "attachment": true}
 
-// readChain reads a transcript and returns the messages of its current
-// conversation, oldest first, without the hidden ones.
-func readChain(r io.Reader) ([][]byte, error) { return readConversation(r, false) }
+// ReadChain reads a transcript and returns the messages of its current
+// conversation, oldest first, without the hidden ones: each a line of the
+// transcript, a user or assistant entry.
+func (st Store) ReadChain(r io.Reader) ([][]byte, error) { return readConversation(r, false, st.valid) }
 
 // readSidechain reads the transcript of a sub-agent (every entry of which
-// is a sidechain entry) as readChain reads a session's.
-func readSidechain(r io.Reader) ([][]byte, error) { return readConversation(r, true) }
+// is a sidechain entry) as ReadChain reads a session's.
+func readSidechain(r io.Reader, valid func([]byte) bool) ([][]byte, error) {
+	return readConversation(r, true, valid)
+}
 
-func readConversation(r io.Reader, sidechain bool) ([][]byte, error) {
+func readConversation(r io.Reader, sidechain bool, valid func([]byte) bool) ([][]byte, error) {
 	var entries []chainEntry
 	byID := map[string]int{}
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
-		if e, ok := parseEntry(bytes.TrimSpace(line), sidechain); ok {
+		if e, ok := parseEntry(bytes.TrimSpace(line), sidechain, valid); ok {
 			byID[e.uuid] = len(entries) // a repeated uuid: the last one wins
 			entries = append(entries, e)
 		}
@@ -81,8 +84,8 @@ func readConversation(r io.Reader, sidechain bool) ([][]byte, error) {
 
 // parseEntry reads one line as a conversation entry; in a sidechain
 // (a sub-agent's transcript) sidechain entries are not hidden.
-func parseEntry(line []byte, sidechain bool) (chainEntry, bool) {
-	if len(line) == 0 || !validJSON(line) {
+func parseEntry(line []byte, sidechain bool, valid func([]byte) bool) (chainEntry, bool) {
+	if len(line) == 0 || !valid(line) {
 		return chainEntry{}, false
 	}
 	root := gjson.ParseBytes(line)
@@ -156,10 +159,10 @@ var (
 		taskNotification} // the CLI's own turn after a background task ended
 )
 
-// typedText returns the part of a stored user text the user typed: a slash
-// command is shown as "/name args"; interrupt markers and the output of
-// local commands are not shown.
-func typedText(s string) (string, bool) {
+// TypedText returns the part of a stored user text the user typed, and
+// whether there is one: a slash command is shown as "/name args";
+// interrupt markers and the output of local commands are not shown.
+func TypedText(s string) (string, bool) {
 	t := strings.TrimSpace(s)
 	if name, ok := between(t, "<command-name>", "</command-name>"); ok {
 		args, _ := between(t, "<command-args>", "</command-args>")
@@ -186,11 +189,12 @@ func between(s, open, close string) (string, bool) {
 	return strings.TrimSpace(in), ok
 }
 
-// promptText is the text of a stored user message as a session title: what
-// the user typed, or "" for tool results and markers.
-func promptText(content gjson.Result) string {
+// PromptText is the text of a stored user message (its message.content)
+// as a session title: what the user typed, or "" for tool results and
+// markers.
+func PromptText(content gjson.Result) string {
 	if content.Type == gjson.String {
-		t, _ := typedText(content.String())
+		t, _ := TypedText(content.String())
 		return t
 	}
 	for _, b := range content.Array() {
@@ -198,7 +202,7 @@ func promptText(content gjson.Result) string {
 		case "tool_result":
 			return ""
 		case "text":
-			if t, ok := typedText(b.Get("text").String()); ok {
+			if t, ok := TypedText(b.Get("text").String()); ok {
 				return t
 			}
 		}

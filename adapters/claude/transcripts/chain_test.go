@@ -1,16 +1,13 @@
-package claude
+package transcripts
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/adapters/claude/transcripts/transcriptstest"
 )
 
 // TestReadChain picks the current conversation out of transcripts shaped
@@ -20,12 +17,12 @@ func TestReadChain(t *testing.T) {
 	const cwd = "/w"
 	text := func(s string) string { return `[{"type":"text","text":"` + s + `"}]` }
 	user := func(id, parent, s string, extra ...string) string {
-		return entry("user", id, parent, cwd, text(s), extra...)
+		return transcriptstest.Entry("user", id, parent, cwd, text(s), extra...)
 	}
 	asst := func(id, parent, s string, extra ...string) string {
-		return entry("assistant", id, parent, cwd, text(s), extra...)
+		return transcriptstest.Entry("assistant", id, parent, cwd, text(s), extra...)
 	}
-	att := func(id, parent string) string { return entry("attachment", id, parent, cwd, "") }
+	att := func(id, parent string) string { return transcriptstest.Entry("attachment", id, parent, cwd, "") }
 	bookkeeping := `{"type":"last-prompt","lastPrompt":"x","leafUuid":"a1"}`
 	tests := []struct {
 		name  string
@@ -71,7 +68,7 @@ func TestReadChain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			chain, err := readChain(strings.NewReader(strings.Join(tt.lines, "\n")))
+			chain, err := testStore(t).ReadChain(strings.NewReader(strings.Join(tt.lines, "\n")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,54 +96,9 @@ func TestTypedText(t *testing.T) {
 		{"  ", "", false},
 	}
 	for _, tt := range tests {
-		got, ok := typedText(tt.in)
+		got, ok := TypedText(tt.in)
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("typedText(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("TypedText(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
-	}
-}
-
-// TestMissingExecutable checks that a CLI that cannot be run is reported
-// when a session is opened, naming the path and what to do.
-func TestMissingExecutable(t *testing.T) {
-	dir := t.TempDir()
-	notExec := filepath.Join(dir, "claude-not-executable")
-	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(transcriptDir, "text.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	config := t.TempDir()
-	id := storeSession(t, config, recordedCwd, data)
-	for _, path := range []string{filepath.Join(dir, "missing"), notExec, dir, "acpbridge-no-such-claude"} {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			a := New(Options{Path: path, Env: []string{"CLAUDE_CONFIG_DIR=" + config}, Logger: testLogger(t), ModelCache: "-"})
-			defer a.Close()
-			rec := &transcript{}
-			c := updateRecorder(rec)
-			check := func(what string, err error) {
-				t.Helper()
-				var ae *acp.Error
-				if !errors.As(err, &ae) || ae.Code != acp.CodeInternalError {
-					t.Fatalf("%s: %v, want an internal error", what, err)
-				}
-				for _, s := range []string{path, "Install Claude Code", "--claude-path", "ACPBRIDGE_CLAUDE_PATH"} {
-					if !strings.Contains(err.Error(), s) {
-						t.Errorf("%s: %q does not mention %q", what, err, s)
-					}
-				}
-			}
-			_, err := a.NewSession(t.Context(), acp.NewSessionRequest{Cwd: dir}, c)
-			check("NewSession", err)
-			_, err = a.LoadSession(t.Context(), acp.LoadSessionRequest{SessionID: id, Cwd: recordedCwd}, c)
-			check("LoadSession", err)
-			_, err = a.ResumeSession(t.Context(), acp.ResumeSessionRequest{SessionID: id, Cwd: recordedCwd}, c)
-			check("ResumeSession", err)
-			if len(rec.items) != 0 {
-				t.Errorf("%d updates sent", len(rec.items))
-			}
-		})
 	}
 }
