@@ -223,6 +223,7 @@ fuzz:
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzAppendJSONText$$' -fuzztime 20s
 	$(GO) test ./internal/recording -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
 	$(GO) test ./adapters/pty -run '^$$' -fuzz '^FuzzPTYChunking$$' -fuzztime 20s
+	$(GO) test ./adapters/internal/readwindow -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 20s
 
 clean:
 	rm -rf bin dist $(CACHE)
