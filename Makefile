@@ -215,6 +215,7 @@ fuzz:
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzDecodeMessage -fuzztime 20s
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz FuzzScanHead -fuzztime 20s
 	$(GO) test ./internal/jsonrpc -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime 20s
+	$(GO) test ./internal/jsonscan -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 20s
 	$(GO) test ./bridge -run '^$$' -fuzz FuzzRequest -fuzztime 20s
 	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzStreamJSONLine -fuzztime 20s
 	$(GO) test ./adapters/claude -run '^$$' -fuzz FuzzScanDelta -fuzztime 20s
@@ -222,6 +223,7 @@ fuzz:
 	$(GO) test ./bridge/acp -run '^$$' -fuzz '^FuzzAppendJSONText$$' -fuzztime 20s
 	$(GO) test ./internal/recording -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 20s
 	$(GO) test ./adapters/pty -run '^$$' -fuzz '^FuzzPTYChunking$$' -fuzztime 20s
+	$(GO) test ./adapters/internal/readwindow -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 20s
 
 clean:
 	rm -rf bin dist $(CACHE)

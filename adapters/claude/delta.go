@@ -3,6 +3,8 @@ package claude
 import (
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/acpbridge/acpbridge/internal/jsonscan"
 )
 
 // streamDelta is what a stream_event line of a text or thinking delta says,
@@ -25,31 +27,40 @@ type streamDelta struct {
 // gjson took four passes (validation, the type, the members, the delta).
 // scanDelta validates the whole line as gjson.Valid does and reports ok
 // only for this shape, with members in any order; for anything else (other
-// events, a member it reads given twice, a key or an id with escapes, a
-// parent that is neither a string nor null, nesting deeper than maxDepth) it reports !ok and the line takes the
-// general path, which is the reference (FuzzScanDelta holds the two
-// equal).
+// events, a member it reads given twice, a key of the objects it reads or
+// an id with escapes, a parent that is neither a string nor null, nesting
+// deeper than maxDepth) it reports !ok and the line takes the general
+// path, which is the reference (FuzzScanDelta holds the two equal).
 func scanDelta(line []byte) streamDelta {
-	s := scanner{b: line}
+	s := jsonscan.Scanner{B: line, MaxDepth: maxDepth}
 	var d streamDelta
 	var seen, evSeen, dSeen uint8
 	var typeOK, evTypeOK, dTypeOK, hasText bool
-	ok := s.object(func(key []byte) bool {
+	ok := s.Object(func(key []byte, esc bool) bool {
+		if esc {
+			return false
+		}
 		switch string(key) {
 		case "type":
-			typeOK = s.stringIs("stream_event")
+			typeOK = s.StringIs("stream_event")
 			return once(&seen, 1) && typeOK
 		case "event":
-			return once(&seen, 2) && s.object(func(key []byte) bool {
+			return once(&seen, 2) && s.Object(func(key []byte, esc bool) bool {
+				if esc {
+					return false
+				}
 				switch string(key) {
 				case "type":
-					evTypeOK = s.stringIs("content_block_delta")
+					evTypeOK = s.StringIs("content_block_delta")
 					return once(&evSeen, 1) && evTypeOK
 				case "delta":
-					return once(&evSeen, 2) && s.object(func(key []byte) bool {
+					return once(&evSeen, 2) && s.Object(func(key []byte, esc bool) bool {
+						if esc {
+							return false
+						}
 						switch string(key) {
 						case "type":
-							switch v, _, ok := s.str(); {
+							switch v, _, ok := s.String(); {
 							case !ok:
 								return false
 							case string(v) == "text_delta":
@@ -62,7 +73,7 @@ func scanDelta(line []byte) streamDelta {
 							if !once(&dSeen, 2) {
 								return false
 							}
-							v, esc, ok := s.str()
+							v, esc, ok := s.String()
 							d.text, d.escaped, hasText = v, esc, ok
 							// The field must match the type, which may
 							// come after it: checked below.
@@ -73,37 +84,37 @@ func scanDelta(line []byte) streamDelta {
 							}
 							return ok
 						}
-						return s.value()
+						return s.Value()
 					})
 				}
-				return s.value()
+				return s.Value()
 			})
 		case "parent_tool_use_id":
 			if !once(&seen, 4) {
 				return false
 			}
-			if s.literal("null") {
+			if s.Literal("null") {
 				return true
 			}
-			v, esc, ok := s.str()
+			v, esc, ok := s.String()
 			d.parent = v
 			return ok && !esc // escapes: the general path unescapes
 		case "api_message_id":
 			if !once(&seen, 8) {
 				return false
 			}
-			v, esc, ok := s.str()
+			v, esc, ok := s.String()
 			d.apiID = v
 			return ok && !esc
 		}
-		return s.value()
+		return s.Value()
 	})
-	s.ws()
+	s.WS()
 	wantField := uint8(8)
 	if d.thought {
 		wantField = 4
 	}
-	if !ok || s.i != len(line) || !typeOK || !evTypeOK || !dTypeOK || !hasText || dSeen&12 != wantField {
+	if !ok || s.I != len(line) || !typeOK || !evTypeOK || !dTypeOK || !hasText || dSeen&12 != wantField {
 		return streamDelta{}
 	}
 	d.ok = true
@@ -127,226 +138,17 @@ func (d *streamDelta) appendText(dst []byte) []byte {
 	return appendUnescaped(dst, d.text)
 }
 
-// scanner is a validating JSON reader over b, with the grammar gjson.Valid
-// accepts, and a bound on nesting.
-type scanner struct {
-	b     []byte
-	i     int
-	depth int // objects and arrays open
-}
-
-// maxDepth bounds the nesting of what scanner accepts. Reading is
-// recursive: a line of millions of brackets (gjson.Valid's recursion dies
-// of it, and no recovery is possible from that) is not JSON to the bridge.
+// maxDepth bounds the nesting of the lines the bridge reads (see
+// jsonscan.Scanner): gjson.Valid's recursion dies of a line of millions of
+// brackets, and no recovery is possible from that.
 const maxDepth = 1000
 
 // validJSON reports whether b is one JSON value, nested at most maxDepth
 // deep. Below that depth it agrees with gjson.Valid.
-func validJSON(b []byte) bool {
-	s := scanner{b: b}
-	if !s.value() {
-		return false
-	}
-	s.ws()
-	return s.i == len(b)
-}
+func validJSON(b []byte) bool { return jsonscan.Valid(b, maxDepth) }
 
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// object reads an object, calling member with each key (without escapes:
-// a key with escapes fails) positioned at its value, which member must
-// read.
-func (s *scanner) object(member func(key []byte) bool) bool {
-	return s.list('{', '}', func() bool {
-		key, esc, ok := s.str()
-		if !ok || esc {
-			return false
-		}
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return false
-		}
-		s.i++
-		return member(key)
-	})
-}
-
-// array reads an array of any values.
-func (s *scanner) array() bool { return s.list('[', ']', s.value) }
-
-// list reads begin, items separated by commas, and end.
-func (s *scanner) list(begin, end byte, item func() bool) bool {
-	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != begin || s.depth == maxDepth {
-		return false
-	}
-	s.depth++
-	defer func() { s.depth-- }()
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == end {
-		s.i++
-		return true
-	}
-	for {
-		if !item() {
-			return false
-		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case end:
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// value reads any value.
-func (s *scanner) value() bool {
-	s.ws()
-	if s.i >= len(s.b) {
-		return false
-	}
-	switch c := s.b[s.i]; {
-	case c == '{':
-		return s.object(func([]byte) bool { return s.value() })
-	case c == '[':
-		return s.array()
-	case c == '"':
-		_, _, ok := s.str()
-		return ok
-	case c == '-' || c >= '0' && c <= '9':
-		return s.number()
-	case c == 't':
-		return s.literal("true")
-	case c == 'f':
-		return s.literal("false")
-	case c == 'n':
-		return s.literal("null")
-	}
-	return false
-}
-
-// str reads a string and returns its contents as they are in the JSON.
-func (s *scanner) str() (v []byte, escaped, ok bool) {
-	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return nil, false, false
-	}
-	s.i++
-	start := s.i
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c == '"':
-			v = s.b[start:s.i:s.i]
-			s.i++
-			return v, escaped, true
-		case c < ' ':
-			return nil, false, false
-		case c == '\\':
-			escaped = true
-			s.i++
-			if s.i >= len(s.b) {
-				return nil, false, false
-			}
-			switch s.b[s.i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if s.i+4 >= len(s.b) {
-					return nil, false, false
-				}
-				for _, h := range s.b[s.i+1 : s.i+5] {
-					if !isHex(h) {
-						return nil, false, false
-					}
-				}
-				s.i += 4
-			default:
-				return nil, false, false
-			}
-		}
-		s.i++
-	}
-	return nil, false, false
-}
-
-// stringIs reads a string and reports whether it is want (written without
-// escapes).
-func (s *scanner) stringIs(want string) bool {
-	v, esc, ok := s.str()
-	return ok && !esc && string(v) == want
-}
-
-func (s *scanner) literal(lit string) bool {
-	s.ws()
-	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
-		return false
-	}
-	s.i += len(lit)
-	return true
-}
-
-// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *scanner) number() bool {
-	digits := func() bool {
-		n := 0
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
-			n++
-		}
-		return n > 0
-	}
-	if s.b[s.i] == '-' {
-		s.i++
-	}
-	if s.i >= len(s.b) {
-		return false
-	}
-	if s.b[s.i] == '0' {
-		s.i++
-	} else if !digits() {
-		return false
-	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		s.i++
-		if !digits() {
-			return false
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	return true
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// appendUnescaped appends the JSON string contents src (valid, as str
-// returns them) unescaped, as gjson does: a surrogate escape takes the
+// appendUnescaped appends the JSON string contents src (valid, as
+// jsonscan.Scanner.String returns them) unescaped, as gjson does: a surrogate escape takes the
 // escape after it as its pair, whatever it is, and a lone one becomes
 // U+FFFD.
 func appendUnescaped(dst, src []byte) []byte {

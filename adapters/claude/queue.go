@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/acpbridge/acpbridge/adapters/internal/proc"
+	"github.com/acpbridge/acpbridge/adapters/internal/readwindow"
 )
 
 // ring is a FIFO of events. Within the queue's bounds it reuses one array,
@@ -120,30 +120,18 @@ type lineReader struct {
 	fragn int        // bytes in frags
 	err   error      // the read error that ends the input, once seen
 
-	// window batches a dense stream of lines (see Options.ReadWindow).
-	// The reader batches once two reads in a row return data less than
-	// window/8 apart (lines come faster than 8 a window): then each read
-	// waits until window has passed since the one before. It stops as soon
-	// as a batch holds fewer than two lines. A read that fills its buffer
-	// is a backlog, read on at once. Zero never waits.
-	//
-	// A source that is a proc.NowReader is read with ReadNow while
-	// batching, so the writes of the window wake nothing, and with Read
-	// (which waits) once ReadNow finds it empty.
-	window   time.Duration
-	last     time.Time // when the last read returned data
-	batching bool
-	backlog  bool // the last read filled its buffer
+	// window batches a dense stream of lines (see Options.ReadWindow)
+	// through win, the read window of r (adapters/internal/readwindow),
+	// made at the first read. Zero never waits.
+	window time.Duration
+	win    readwindow.Reader
+	wins   bool // win is made
 
-	// batch tags the lines that the last read completed: the number of
-	// that read if it was a ReadNow of a batch (it took what a window
-	// gathered), zero otherwise. Lines with the same non-zero tag were
+	// batch tags the lines that the last read completed (see
+	// readwindow.Reader.Batch): lines with the same non-zero tag were
 	// written within one window, and may go to the editor together.
-	batch   uint64
-	batches uint64
+	batch uint64
 }
-
-var newline = []byte{'\n'}
 
 // fragment is part of a long line, in a slab it holds a reference to.
 type fragment struct {
@@ -185,54 +173,11 @@ func (lr *lineReader) next() ([]byte, *slab, error) {
 
 // read reads once into room, batching a dense stream (see window).
 func (lr *lineReader) read(room []byte) (int, error) {
-	lr.batch = 0
-	if lr.window == 0 {
-		return lr.r.Read(room)
+	if !lr.wins {
+		lr.win, lr.wins = readwindow.New(lr.r, lr.window), true
 	}
-	now, quiet := lr.r.(proc.NowReader)
-	if lr.batching && !lr.backlog {
-		if quiet {
-			// Unwatched before the wait, not after: the writes of the
-			// window are the ones that must wake nothing.
-			_, _ = now.ReadNow(nil)
-		}
-		if d := lr.window - time.Since(lr.last); d > 0 {
-			time.Sleep(d)
-		}
-	}
-	var n int
-	var err error
-	if lr.batching && quiet {
-		// What the window gathered, all written before this read.
-		n, err = now.ReadNow(room)
-		if n > 0 {
-			lr.batches++
-			lr.batch = lr.batches
-		} else if err == nil {
-			// The stream paused: wait for it to go on.
-			lr.batching, lr.backlog = false, false
-		}
-	}
-	if n == 0 && err == nil {
-		n, err = lr.r.Read(room)
-	}
-	if n > 0 {
-		t := time.Now()
-		switch {
-		case n == len(room):
-			// A backlog: read on at once. A pipe that can be read
-			// quietly stays so; another is read as it comes.
-			lr.backlog = true
-			lr.batching = quiet && lr.batching
-		case lr.batching:
-			lr.batching = lr.backlog || bytes.Count(room[:n], newline) >= 2
-			lr.backlog = false
-		default:
-			lr.batching = t.Sub(lr.last) < lr.window/8
-			lr.backlog = false
-		}
-		lr.last = t
-	}
+	n, err := lr.win.Read(room)
+	lr.batch = lr.win.Batch()
 	return n, err
 }
 

@@ -527,7 +527,7 @@ func (s *quietSource) Read(p []byte) (int, error) {
 	s.quiet = false
 	n, err := s.timedSource.Read(p)
 	s.since = time.Now()
-	s.readLines += bytes.Count(p[:n], newline)
+	s.readLines += bytes.Count(p[:n], []byte{'\n'})
 	return n, err
 }
 

@@ -59,7 +59,7 @@ type Options struct {
 	NoSpare bool
 	// ReadWindow lets a dense stream of the app-server's output gather
 	// between reads, up to this long, so that its text deltas reach the
-	// editor a batch at a time (see readWindow). Zero means
+	// editor a batch at a time (see windowed). Zero means
 	// DefaultReadWindow with the default Launch (a real app-server on a
 	// pipe) and none with another (an in-process stand-in writes in one
 	// go anyway, and a replay under testing/synctest must not sleep);

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
+	"github.com/acpbridge/acpbridge/internal/jsonscan"
 )
 
 // The fixes below are for what the native-ACP CLIs send that a client would
@@ -83,18 +84,15 @@ func commandList(params json.RawMessage) []byte {
 	return out
 }
 
-// updateKindKey is the tail of the "sessionUpdate" key: searched from its
-// capital U, rarer in params than the quote or the s of the whole key, so
-// the search skips ahead in a few jumps (a fifth of the cost per update
-// of searching for the whole key; BenchmarkQuirkClientChunk).
-const updateKindKey = `Update":"`
-
 // updateKind returns the sessionUpdate discriminator of a session/update's
-// params without decoding them (the agent's output is compacted by split,
-// so the key is written without spaces), or nil. The usual layout is read
-// in place; any other is searched.
+// params without decoding them, as written (escapes and all), or nil.
+//
+// The layout every CLI writes, sessionId first and the discriminator first
+// in the update, compacted by split, is matched in place: two prefix tests
+// and two byte searches, a fifth of the cost per update of a skim
+// (BenchmarkQuirkClientChunk). Any other layout is skimmed, as far as the
+// member.
 func updateKind(params []byte) []byte {
-	// The layout every CLI writes, sessionId first, is read in place.
 	const head, mid = `{"sessionId":"`, `","update":{"sessionUpdate":"`
 	if bytes.HasPrefix(params, []byte(head)) {
 		if i := bytes.IndexByte(params[len(head):], '"'); i >= 0 {
@@ -106,23 +104,11 @@ func updateKind(params []byte) []byte {
 			}
 		}
 	}
-	for off := 0; ; {
-		i := bytes.Index(params[off:], []byte(updateKindKey))
-		if i < 0 {
-			return nil
-		}
-		i += off
-		off = i + len(updateKindKey)
-		if i < len(`"session`) || string(params[i-len(`"session`):i]) != `"session` {
-			continue
-		}
-		rest := params[off:]
-		j := bytes.IndexByte(rest, '"')
-		if j < 0 {
-			return nil
-		}
-		return rest[:j]
+	s := jsonscan.Lax{B: params}
+	if !s.Member("update") || !s.Member("sessionUpdate") {
+		return nil
 	}
+	return s.StringValue()
 }
 
 // zeroUsage drops the usage of a cancelled prompt answer when every count

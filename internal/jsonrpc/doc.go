@@ -23,8 +23,10 @@
 //
 // Other transports (HTTP) implement Stream and reuse Conn above the framing.
 //
-// The package imports only the standard library. It must not import the ACP
-// types (bridge/acp): ACP errors cross the boundary structurally, through an
-// RPCError method (see [Handler]). It never logs; problems that have no caller
-// to return to are reported through [Options].OnInternalError.
+// The package imports only the standard library and internal/jsonscan (the
+// byte-level JSON reader of split and scanHead, itself standard library
+// only). It must not import the ACP types (bridge/acp): ACP errors cross
+// the boundary structurally, through an RPCError method (see [Handler]). It
+// never logs; problems that have no caller to return to are reported
+// through [Options].OnInternalError.
 package jsonrpc
