@@ -13,15 +13,6 @@ import (
 // steers reports whether the adapter's sessions take steering.
 func (s *Server) steers() bool { return s.adapterInfo().Steering }
 
-// steeringMeta is initialize's top-level _meta: steering is advertised
-// there (not in agentCapabilities) by the agents and editors that use it.
-func (s *Server) steeringMeta() map[string]any {
-	if !s.steers() {
-		return nil
-	}
-	return map[string]any{acp.MetaSteering: map[string]any{"supported": true}}
-}
-
 // steerAttempts bounds how often steer goes round when turns begin and end
 // under it: each round ends because a turn began or ended meanwhile.
 const steerAttempts = 4
