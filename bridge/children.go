@@ -84,23 +84,16 @@ func (c *connection) parentOf(id acp.SessionID) *session {
 // session gets it through ChildCanceller; a raw one (its agent speaks ACP
 // itself, or it is a session of several agents) gets the notification,
 // params unchanged, as RawSession.Notify: the agent that announced the
-// child is the one that stops it. Neither cancels the parent's turn or
-// withdraws its questions. It runs in the read loop: ChildCanceller and
-// RawSession.Notify of session/cancel must not block.
+// child is the one that stops it (conduit.cancelChild). Neither cancels
+// the parent's turn or withdraws its questions. It runs in the read loop:
+// ChildCanceller and RawSession.Notify of session/cancel must not block.
 func (c *connection) cancelChild(ctx context.Context, id acp.SessionID, params json.RawMessage) bool {
 	s := c.parentOf(id)
 	if s == nil {
 		return false
 	}
-	if s.raw != nil {
-		if err := s.raw.Notify(ctx, acp.MethodSessionCancel, params); err != nil {
-			c.log.Debug().Err(err).Str("session", string(s.id)).Str("child", string(id)).Msg("forwarding session/cancel of a child")
-		}
-		return true
-	}
-	cc, ok := s.impl.(acp.ChildCanceller)
-	if !ok || !cc.CancelChild(id) {
-		c.log.Debug().Str("session", string(s.id)).Str("child", string(id)).Msg("session/cancel for a child that is not running ignored")
+	if err := s.agent.cancelChild(ctx, id, params); err != nil {
+		c.log.Debug().Err(err).Str("session", string(s.id)).Str("child", string(id)).Msg("session/cancel of a child")
 	}
 	return true
 }

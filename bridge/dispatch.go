@@ -29,9 +29,9 @@ var methods = map[string]method{
 	acp.MethodSessionDelete:          (*connection).deleteSession,
 	acp.MethodSessionFork:            (*connection).forkSession,
 	acp.MethodSessionPrompt:          (*connection).prompt,
-	acp.MethodSessionSetMode:         forwardable(acp.MethodSessionSetMode, (*connection).setMode),
-	acp.MethodSessionSetConfigOption: forwardable(acp.MethodSessionSetConfigOption, (*connection).setConfigOption),
-	acp.MethodSessionSetModel:        forwardable(acp.MethodSessionSetModel, (*connection).setModel),
+	acp.MethodSessionSetMode:         forwardable(acp.MethodSessionSetMode, sessionRequest(acp.MethodSessionSetMode)),
+	acp.MethodSessionSetConfigOption: forwardable(acp.MethodSessionSetConfigOption, sessionRequest(acp.MethodSessionSetConfigOption)),
+	acp.MethodSessionSetModel:        forwardable(acp.MethodSessionSetModel, sessionRequest(acp.MethodSessionSetModel)),
 	acp.MethodSessionSteering:        forwardable(acp.MethodSessionSteering, (*connection).steer),
 }
 

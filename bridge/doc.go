@@ -10,6 +10,9 @@
 // begun), a cancelled turn answered "cancelled" whatever the adapter or the
 // agent returns, pending permission requests withdrawn on cancel, and
 // available_commands_update sent only after the answer that opens a session.
+// It holds every open session alike, whether the adapter serves it through
+// the typed contract (acp.Session) or passes it through (acp.RawSession):
+// what differs is in one place, the session's conduit (conduit.go).
 //
 // Imports go one way: bridge imports bridge/acp and internal/jsonrpc,
 // never adapters/*. The contract an adapter implements (acp.Adapter and its

@@ -13,7 +13,8 @@ const protocolVersion = 1
 
 // initialize answers the version handshake and advertises exactly what the
 // adapter implements (ACP: anything omitted is unsupported): the answer
-// derived from Info and the optional interfaces, or an Initializer's own. A
+// derived from what the adapter declares (acp.Capabilities), or an
+// Initializer's own. A
 // repeated initialize is answered again, with the capabilities of the first.
 func (c *connection) initialize(ctx context.Context, params json.RawMessage) (any, error) {
 	var req acp.InitializeRequest
@@ -44,9 +45,9 @@ func (c *connection) initialize(ctx context.Context, params json.RawMessage) (an
 			Title:   acp.NonEmpty(info.Title),
 			Version: c.srv.opts.Version,
 		},
-		AgentCapabilities: c.srv.capabilities(info),
+		AgentCapabilities: acp.Capabilities(c.srv.adapter, info),
 		AuthMethods:       nonNil(c.authMethods()),
-		Meta:              c.srv.steeringMeta(),
+		Meta:              acp.SteeringMeta(info),
 	}, nil
 }
 
@@ -112,42 +113,6 @@ func appendAuthMethods(raw json.RawMessage, methods []acp.AuthMethod) (json.RawM
 	}
 	res["authMethods"] = all
 	return json.Marshal(res)
-}
-
-// capabilities derives agentCapabilities from the adapter's optional
-// interfaces and Info.
-func (s *Server) capabilities(info acp.AgentInfo) acp.AgentCapabilities {
-	_, loads := s.adapter.(acp.Loader)
-	caps := acp.AgentCapabilities{
-		LoadSession:        loads,
-		PromptCapabilities: info.Prompt,
-		McpCapabilities:    info.MCP,
-		SessionCapabilities: acp.SessionCapabilities{
-			Close: &acp.SessionCloseCapabilities{},
-		},
-	}
-	if _, ok := s.adapter.(acp.Lister); ok {
-		caps.SessionCapabilities.List = &acp.SessionListCapabilities{}
-	}
-	if _, ok := s.adapter.(acp.Deleter); ok {
-		caps.SessionCapabilities.Delete = &acp.SessionDeleteCapabilities{}
-	}
-	if _, ok := s.adapter.(acp.Resumer); ok {
-		caps.SessionCapabilities.Resume = &acp.SessionResumeCapabilities{}
-	}
-	if _, ok := s.adapter.(acp.Forker); ok {
-		caps.SessionCapabilities.Fork = &acp.SessionForkCapabilities{}
-	}
-	if info.AdditionalDirectories {
-		caps.SessionCapabilities.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
-	}
-	if _, ok := s.adapter.(acp.Authenticator); ok {
-		caps.Auth = acp.AgentAuthCapabilities{Logout: &acp.LogoutCapabilities{}}
-	}
-	if len(info.Meta) > 0 {
-		caps.Meta = info.Meta
-	}
-	return caps
 }
 
 func (c *connection) authenticate(ctx context.Context, params json.RawMessage) (any, error) {

@@ -3,7 +3,8 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"errors"
+
+	"github.com/rs/zerolog"
 
 	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/internal/jsonrpc"
@@ -20,9 +21,16 @@ import (
 // name, else to the adapter. An authenticate or logout the agent accepted
 // is recorded for this connection.
 func (c *connection) forward(ctx context.Context, f acp.Forwarder, method string, params json.RawMessage) (any, error) {
-	if rs := c.rawSession(params); rs != nil {
-		return rawResult(rs.Forward(ctx, method, params))
+	adapter := func() (any, error) { return c.forwardHere(ctx, f, method, params) }
+	if s := c.namedSession(params); s != nil {
+		return s.agent.call(ctx, method, params, adapter)
 	}
+	return adapter()
+}
+
+// forwardHere is forward to the adapter, for a request that names no
+// session of its agent.
+func (c *connection) forwardHere(ctx context.Context, f acp.Forwarder, method string, params json.RawMessage) (any, error) {
 	res, err := f.Forward(ctx, method, params, c.newSessionClient(true))
 	if err == nil && (method == acp.MethodAuthenticate || method == acp.MethodLogout) {
 		// Recorded for this connection alone: over HTTP one adapter serves
@@ -38,22 +46,23 @@ func (c *connection) forward(ctx context.Context, f acp.Forwarder, method string
 	return rawResult(res, err)
 }
 
-// forwardable is the handler of a request about one open session: a
-// RawSession gets it with its params unchanged, a typed session through
-// typed. The bridge does not judge params it forwards (the agent may take
-// fields or values this package does not model), so for a Forwarder a
-// session not open here is answered as such, whatever the params.
+// forwardable is the handler of a request about one open session: the
+// session's conduit gets it, and a RawSession passes it on with its params
+// unchanged, a typed session serves it through typed. The bridge does not
+// judge params it forwards (the agent may take fields or values this
+// package does not model), so for a Forwarder a session not open here is
+// answered as such, whatever the params.
 func forwardable(method string, typed method) method {
 	return func(c *connection, ctx context.Context, params json.RawMessage) (any, error) {
-		s, rs := c.namedSession(params)
-		if rs != nil {
-			return rawResult(rs.Forward(ctx, method, params))
+		served := func() (any, error) { return typed(c, ctx, params) }
+		if s := c.namedSession(params); s != nil {
+			return s.agent.call(ctx, method, params, served)
 		}
-		if _, fw := c.srv.adapter.(acp.Forwarder); fw && s == nil {
+		if _, fw := c.srv.adapter.(acp.Forwarder); fw {
 			_, err := c.lookup(sessionIDOf(params))
 			return nil, err
 		}
-		return typed(c, ctx, params)
+		return served()
 	}
 }
 
@@ -71,11 +80,12 @@ func rawResult(raw json.RawMessage, err error) (any, error) {
 // notifyRaw forwards a notification other than session/cancel: to the
 // session its params name, else to the adapter.
 func (c *connection) notifyRaw(ctx context.Context, f acp.Forwarder, req *jsonrpc.Request) {
+	adapter := func() error { return f.Notify(ctx, req.Method, req.Params, c.newSessionClient(true)) }
 	var err error
-	if rs := c.rawSession(req.Params); rs != nil {
-		err = rs.Notify(ctx, req.Method, req.Params)
+	if s := c.namedSession(req.Params); s != nil {
+		err = s.agent.notify(ctx, req.Method, req.Params, adapter)
 	} else {
-		err = f.Notify(ctx, req.Method, req.Params, c.newSessionClient(true))
+		err = adapter()
 	}
 	if err != nil {
 		c.log.Debug().Err(err).Str("method", req.Method).Msg("forwarding notification")
@@ -92,24 +102,13 @@ func sessionIDOf(params json.RawMessage) acp.SessionID {
 	return v.SessionID
 }
 
-// namedSession finds the open session the params name, if any, and its raw
-// side when it has one.
-func (c *connection) namedSession(params json.RawMessage) (*session, acp.RawSession) {
+// namedSession finds the open session the params name, if any.
+func (c *connection) namedSession(params json.RawMessage) *session {
 	id := sessionIDOf(params)
 	if id == "" {
-		return nil, nil
+		return nil
 	}
-	s := c.session(id)
-	if s == nil {
-		return nil, nil
-	}
-	return s, s.raw
-}
-
-// rawSession is the open RawSession the params name, or nil.
-func (c *connection) rawSession(params json.RawMessage) acp.RawSession {
-	_, rs := c.namedSession(params)
-	return rs
+	return c.session(id)
 }
 
 // openRaw opens a session through a Forwarder's Open, once the caller has
@@ -139,7 +138,7 @@ func (c *connection) openRaw(ctx context.Context, f acp.Forwarder, method string
 	if !reopen {
 		cl.bind(rs.ID())
 	}
-	s, err := c.register(nil, rs, cl)
+	s, err := c.register(rawConduit{rs}, cl)
 	if err != nil {
 		return nil, err
 	}
@@ -147,39 +146,17 @@ func (c *connection) openRaw(ctx context.Context, f acp.Forwarder, method string
 	return c.opened(s, res), nil
 }
 
-// promptRaw runs one turn of a RawSession, with the bridge's turn rules:
-// one at a time, cancel preempted, and "cancelled" whatever the agent's way
-// of unwinding was.
-func (c *connection) promptRaw(ctx context.Context, s *session, params json.RawMessage) (any, error) {
-	tctx, t, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer s.end(t)
-	raw, err := s.raw.Forward(tctx, acp.MethodSessionPrompt, params)
-	if errors.Is(context.Cause(tctx), errCancelledByClient) {
-		if err != nil {
-			s.client.log.Debug().Err(err).Msg("turn unwound with an error after session/cancel")
-		}
-		return cancelledAnswer(s, raw, err), nil
-	}
-	if err == nil && len(raw) == 0 {
-		return nil, acp.NewError(int(jsonrpc.ErrInternal.Code), "Internal error: the agent ended the turn without an answer", nil)
-	}
-	return rawResult(raw, err)
-}
-
 // cancelledAnswer is the answer to a prompt cancelled while it ran: ACP
 // says it ends "cancelled", and an agent's other stop reason (opencode
 // answers a cancel it got early end_turn) is replaced; the rest of the
 // agent's answer (usage, _meta) is kept.
-func cancelledAnswer(s *session, raw json.RawMessage, err error) any {
+func cancelledAnswer(raw json.RawMessage, err error, log *zerolog.Logger) any {
 	var m map[string]json.RawMessage
 	if err != nil || json.Unmarshal(raw, &m) != nil || m == nil {
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}
 	}
 	if r := string(m["stopReason"]); r != `"cancelled"` {
-		s.client.log.Debug().Str("stop_reason", string(m["stopReason"])).Msg("the agent ended a cancelled turn otherwise; answered cancelled")
+		log.Debug().Str("stop_reason", string(m["stopReason"])).Msg("the agent ended a cancelled turn otherwise; answered cancelled")
 	}
 	m["stopReason"] = json.RawMessage(`"cancelled"`)
 	return m

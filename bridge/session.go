@@ -11,12 +11,12 @@ import (
 )
 
 // session is the bridge's record of one open ACP session: the adapter's
-// Session (or, for a Forwarder, its RawSession), the editor-facing client it
-// emits through, and the running turn.
+// side of it (a typed Session or a Forwarder's RawSession, behind one
+// conduit), the editor-facing client it emits through, and the running
+// turn.
 type session struct {
 	id     acp.SessionID
-	impl   acp.Session    // nil for a RawSession
-	raw    acp.RawSession // nil for a Session
+	agent  conduit
 	client *sessionClient
 
 	mu   sync.Mutex
@@ -71,13 +71,10 @@ func (s *session) cancelBy(params json.RawMessage) (t *turn, idle bool) {
 // operations, which need not be a turn (a cancel racing the turn's answer,
 // or one withdrawing what the agent has pending), and the agent may get it
 // at any time. The bridge runs every turn of the other adapters, so for
-// them nothing is under way and nothing is sent. It runs in the read loop:
-// RawSession.Notify of session/cancel does not block.
+// them nothing is under way and nothing is sent (conduit.notify). It runs
+// in the read loop: RawSession.Notify of session/cancel does not block.
 func (s *session) cancelIdle(ctx context.Context, params json.RawMessage) {
-	if s.raw == nil {
-		return
-	}
-	if err := s.raw.Notify(ctx, acp.MethodSessionCancel, params); err != nil {
+	if err := s.agent.notify(ctx, acp.MethodSessionCancel, params, nil); err != nil {
 		s.client.log.Debug().Err(err).Msg("forwarding session/cancel with no turn running")
 	}
 }
@@ -86,7 +83,7 @@ func (s *session) cancelIdle(ctx context.Context, params json.RawMessage) {
 // to finish, so no update of it can be written afterwards.
 func (s *session) close() {
 	s.cancel()
-	if err := s.closer().Close(); err != nil {
+	if err := s.agent.Close(); err != nil {
 		s.client.log.Warn().Err(err).Msg("closing session")
 	}
 	s.mu.Lock()
@@ -97,33 +94,15 @@ func (s *session) close() {
 	}
 }
 
-// closer is what ends the adapter's side of the session.
-func (s *session) closer() interface{ Close() error } {
-	if s.raw != nil {
-		return s.raw
-	}
-	return s.impl
-}
-
 // state is the session's modes, config options and commands; a
 // RawSession's are in its agent's answers.
-func (s *session) state() acp.SessionState {
-	if s.impl == nil {
-		return acp.SessionState{}
-	}
-	return s.impl.State()
-}
+func (s *session) state() acp.SessionState { return s.agent.state() }
 
-// register adds an opened session, impl or raw, to the connection. It fails
-// when the connection is shutting down or the id is taken, closing the
-// session in that case.
-func (c *connection) register(impl acp.Session, raw acp.RawSession, cl *sessionClient) (*session, error) {
-	s := &session{impl: impl, raw: raw, client: cl}
-	if raw != nil {
-		s.id = raw.ID()
-	} else {
-		s.id = impl.ID()
-	}
+// register adds an opened session to the connection. It fails when the
+// connection is shutting down or the id is taken, closing the session in
+// that case.
+func (c *connection) register(agent conduit, cl *sessionClient) (*session, error) {
+	s := &session{id: agent.ID(), agent: agent, client: cl}
 	c.mu.Lock()
 	_, taken := c.sessions[s.id]
 	closing := c.closing
@@ -133,11 +112,11 @@ func (c *connection) register(impl acp.Session, raw acp.RawSession, cl *sessionC
 	c.mu.Unlock()
 	switch {
 	case closing:
-		s.closer().Close()
+		s.agent.Close()
 		return nil, acp.NewError(int(jsonrpc.ErrInternal.Code), "Internal error: connection is closing", nil)
 	case taken:
 		// load/resume of a session already open here: keep the open one.
-		s.closer().Close()
+		s.agent.Close()
 		return nil, acp.NewError(int(jsonrpc.ErrInvalidRequest.Code),
 			"Invalid request: session "+string(s.id)+" is already open on this connection", nil)
 	}
@@ -194,7 +173,7 @@ func (c *connection) openTyped(open func(*sessionClient) (acp.Session, error)) (
 		return nil, acp.SessionState{}, err
 	}
 	cl.bind(impl.ID())
-	s, err := c.register(impl, nil, cl)
+	s, err := c.register(typedConduit{impl}, cl)
 	if err != nil {
 		return nil, acp.SessionState{}, err
 	}
@@ -277,7 +256,7 @@ func (c *connection) reopen(id acp.SessionID, resume bool, open func(*sessionCli
 	if err != nil {
 		return acp.SessionState{}, nil, err
 	}
-	s, err := c.register(impl, nil, cl)
+	s, err := c.register(typedConduit{impl}, cl)
 	if err != nil {
 		return acp.SessionState{}, nil, err
 	}

@@ -10,22 +10,8 @@ import (
 	"github.com/acpbridge/acpbridge/internal/jsonrpc"
 )
 
-// steerer is the adapter's Steerer when it has one and it is on.
-func (s *Server) steerer() acp.Steerer {
-	if st, ok := s.adapter.(acp.Steerer); ok && st.Steerable() {
-		return st
-	}
-	return nil
-}
-
-// steeringMeta is initialize's top-level _meta: steering is advertised
-// there (not in agentCapabilities) by the agents and editors that use it.
-func (s *Server) steeringMeta() map[string]any {
-	if s.steerer() == nil {
-		return nil
-	}
-	return map[string]any{acp.MetaSteering: map[string]any{"supported": true}}
-}
+// steers reports whether the adapter's sessions take steering.
+func (s *Server) steers() bool { return s.adapterInfo().Steering }
 
 // steerAttempts bounds how often steer goes round when turns begin and end
 // under it: each round ends because a turn began or ended meanwhile.
@@ -39,7 +25,7 @@ const (
 )
 
 // steer answers _session/steering: the message joins the running turn
-// (the adapter's Steer), or, with none running, becomes a turn of its own
+// (the session's Steer), or, with none running, becomes a turn of its own
 // or is handed back (idleBehavior promptRequired), as the agents that
 // define the request do. A turn being cancelled takes no message: steer
 // waits for it to end and then treats the session as idle, so the
@@ -56,8 +42,7 @@ func (c *connection) steer(ctx context.Context, params json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	st := c.srv.steerer()
-	if st == nil {
+	if !c.srv.steers() {
 		return nil, unsupported(acp.MethodSessionSteering, "this agent cannot be steered")
 	}
 	s.awaitArriving(ctx)
@@ -67,7 +52,7 @@ func (c *connection) steer(ctx context.Context, params json.RawMessage) (any, er
 		s.mu.Unlock()
 		if t != nil {
 			if t.ctx.Err() == nil {
-				err := st.Steer(ctx, s.impl, req)
+				err := s.agent.steer(ctx, req)
 				if err == nil {
 					return acp.SteeringResponse{Outcome: acp.SteeringInjected}, nil
 				}
@@ -133,8 +118,8 @@ func (c *connection) detachedTurn(ctx context.Context, s *session, req acp.Steer
 	}
 	go func() {
 		defer s.end(t)
-		stop, err := s.impl.Prompt(tctx, acp.PromptRequest{SessionID: req.SessionID, Prompt: req.Prompt})
-		s.client.log.Debug().Err(err).Str("stop_reason", string(stop)).Msg("turn started by a steering message ended")
+		res, err := s.agent.prompt(tctx, acp.PromptRequest{SessionID: req.SessionID, Prompt: req.Prompt}, nil, &s.client.log)
+		s.client.log.Debug().Err(err).Interface("answer", res).Msg("turn started by a steering message ended")
 	}()
 	return true, nil
 }

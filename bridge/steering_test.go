@@ -12,19 +12,39 @@ import (
 )
 
 // steerAdapter is a scriptAdapter whose running turns take steering
-// messages: Steer hands the message to the turn through steered, and
-// answers ErrNoRunningTurn when no turn of the session waits for one.
+// messages: its sessions' Steer hands the message to the turn through
+// steered, and answers ErrNoRunningTurn when no turn of the session waits
+// for one.
 type steerAdapter struct {
 	*scriptAdapter
 	mu      sync.Mutex
 	running map[acp.SessionID]chan acp.SteeringRequest // guarded by mu
 }
 
-var _ acp.Steerer = (*steerAdapter)(nil)
+func (a *steerAdapter) Info() acp.AgentInfo {
+	i := a.scriptAdapter.Info()
+	i.Steering = true
+	return i
+}
 
-func (a *steerAdapter) Steerable() bool { return true }
+func (a *steerAdapter) NewSession(ctx context.Context, req acp.NewSessionRequest, c acp.Client) (acp.Session, error) {
+	s, err := a.scriptAdapter.NewSession(ctx, req, c)
+	if err != nil {
+		return nil, err
+	}
+	return steerSession{Session: s, a: a}, nil
+}
 
-func (a *steerAdapter) Steer(ctx context.Context, s acp.Session, req acp.SteeringRequest) error {
+// steerSession is a session of a steerAdapter.
+type steerSession struct {
+	acp.Session
+	a *steerAdapter
+}
+
+var _ acp.Steerer = steerSession{}
+
+func (s steerSession) Steer(ctx context.Context, req acp.SteeringRequest) error {
+	a := s.a
 	a.mu.Lock()
 	ch := a.running[s.ID()]
 	a.mu.Unlock()

@@ -26,7 +26,9 @@ type turn struct {
 //
 // Every update of the turn goes out before this answer: adapters emit on the
 // turn's goroutine and each SessionUpdate returns only once the frame is
-// queued on the connection, ahead of the answer.
+// queued on the connection, ahead of the answer. The session's conduit
+// runs the turn and makes the answer: "cancelled" after session/cancel,
+// whatever the adapter's way of unwinding was.
 func (c *connection) prompt(ctx context.Context, params json.RawMessage) (any, error) {
 	var req acp.PromptRequest
 	if err := decode(params, &req); err != nil {
@@ -39,30 +41,12 @@ func (c *connection) prompt(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	if s.raw != nil {
-		return c.promptRaw(ctx, s, params)
-	}
 	tctx, t, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer s.end(t)
-	stop, err := s.impl.Prompt(tctx, req)
-	cause := context.Cause(tctx)
-	switch {
-	case errors.Is(cause, errCancelledByClient):
-		// ACP: a cancelled turn ends with stopReason "cancelled" as a
-		// result, whatever the adapter's way of unwinding was.
-		if err != nil {
-			s.client.log.Debug().Err(err).Msg("turn unwound with an error after session/cancel")
-		}
-		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
-	case err != nil:
-		return nil, err
-	case stop == "":
-		return nil, acp.NewError(int(jsonrpc.ErrInternal.Code), "Internal error: the agent ended the turn without a stop reason", nil)
-	}
-	return acp.PromptResponse{StopReason: stop}, nil
+	return s.agent.prompt(tctx, req, params, &s.client.log)
 }
 
 // promptKey is the context key of a session/prompt's request id (a

@@ -11,7 +11,9 @@
 // the installed ones in. It is an acp.Forwarder, because some of its agents
 // speak ACP themselves and their traffic must pass unchanged; a session of
 // an agent served through the typed contract (acp.Session) is driven here
-// the way the bridge drives one, from the params the bridge forwards.
+// the way the bridge drives one, from the params the bridge forwards, with
+// the bridge's own checks (acp.ServeSession) and capabilities
+// (acp.Capabilities).
 //
 // What the bridge is told at initialize is what the default agent serves:
 // its prompt and MCP capabilities and its auth methods. Session

@@ -68,7 +68,7 @@ func answerOf(ctx context.Context, c *child, params json.RawMessage) (map[string
 		var err error
 		raw, err = json.Marshal(acp.InitializeResponse{
 			ProtocolVersion:   acp.LatestProtocolVersion,
-			AgentCapabilities: typedCapabilities(c.a, info),
+			AgentCapabilities: acp.Capabilities(c.a, info),
 			AuthMethods:       nonNil(info.AuthMethods),
 		})
 		if err != nil {
@@ -82,28 +82,6 @@ func answerOf(ctx context.Context, c *child, params json.RawMessage) (map[string
 		return nil, fmt.Errorf("%w: %s's initialize answer is not an object", acp.ErrInternal, c.agent.Name)
 	}
 	return m, nil
-}
-
-// typedCapabilities are an adapter's capabilities as the bridge derives
-// them from Info and the optional interfaces.
-func typedCapabilities(ad acp.Adapter, info acp.AgentInfo) acp.AgentCapabilities {
-	_, loads := ad.(acp.Loader)
-	caps := acp.AgentCapabilities{
-		LoadSession:         loads,
-		PromptCapabilities:  info.Prompt,
-		McpCapabilities:     info.MCP,
-		SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}},
-	}
-	if info.AdditionalDirectories {
-		caps.SessionCapabilities.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
-	}
-	if _, ok := ad.(acp.Authenticator); ok {
-		caps.Auth = acp.AgentAuthCapabilities{Logout: &acp.LogoutCapabilities{}}
-	}
-	if len(info.Meta) > 0 {
-		caps.Meta = info.Meta
-	}
-	return caps
 }
 
 // widen adds to caps the session capabilities that some agent served

@@ -151,7 +151,6 @@ var (
 	_ acp.Lister  = (*Adapter)(nil)
 	_ acp.Deleter = (*Adapter)(nil)
 	_ acp.Forker  = (*Adapter)(nil)
-	_ acp.Steerer = (*Adapter)(nil)
 )
 
 // New returns an Adapter; defaults are filled in here.
@@ -199,8 +198,8 @@ func New(opts Options) *Adapter {
 }
 
 // Info describes the CLI: images and embedded context in prompts, and, as
-// far as its dialect passes them on, MCP servers over stdio, HTTP and SSE
-// and additional directories.
+// far as its dialect passes them on, MCP servers over stdio, HTTP and SSE,
+// additional directories and steering (steer.go).
 func (a *Adapter) Info() acp.AgentInfo {
 	d := a.dialect
 	return acp.AgentInfo{
@@ -210,6 +209,7 @@ func (a *Adapter) Info() acp.AgentInfo {
 		MCP:    acp.McpCapabilities{HTTP: d.MCPConfigArg != "", SSE: d.MCPConfigArg != ""},
 		// Passed to the CLI with --add-dir.
 		AdditionalDirectories: d.AddDirArg != "",
+		Steering:              d.steerable(),
 	}
 }
 

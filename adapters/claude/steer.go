@@ -28,17 +28,21 @@ import (
 // the message). Ending the turn at the first result would hand the second
 // to the next prompt, which would be answered "cancelled" at once.
 
-// Steerable reports whether the dialect's CLI takes user messages into a
-// running turn and reports which result answers which (Claude Code).
-func (a *Adapter) Steerable() bool { return a.dialect.claudeFeatures }
+// Only Claude Code's own dialect takes user messages into a running turn
+// and reports which result answers which, so Info declares steering for
+// it alone (steerable).
 
-// Steer writes req's message into the turn running in s.
-func (a *Adapter) Steer(ctx context.Context, s acp.Session, req acp.SteeringRequest) error {
-	ss, ok := s.(*Session)
-	if !ok || ss.a != a {
-		return fmt.Errorf("%w: not a session of this adapter", acp.ErrInternal)
+var _ acp.Steerer = (*Session)(nil)
+
+// steerable reports whether the dialect's CLI takes steering.
+func (d *Dialect) steerable() bool { return d.claudeFeatures }
+
+// Steer writes req's message into the running turn.
+func (s *Session) Steer(_ context.Context, req acp.SteeringRequest) error {
+	if !s.a.dialect.steerable() {
+		return fmt.Errorf("%w: %s takes no steering", acp.ErrInternal, s.a.dialect.Name)
 	}
-	return ss.steer(req)
+	return s.steer(req)
 }
 
 // steer hands the message to the live turn, or reports that there is none.

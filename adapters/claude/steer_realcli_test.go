@@ -46,7 +46,7 @@ func steerRequest(s acp.Session, text string) acp.SteeringRequest {
 // holds it (checked on the server), and its reply reaches the editor
 // before Prompt returns.
 func TestRealCLISteering(t *testing.T) {
-	if !New(Options{}).Steerable() {
+	if !New(Options{}).Info().Steering {
 		t.Fatal("Claude Code's dialect is not steerable")
 	}
 	c := &collector{status: map[acp.ToolCallID]acp.ToolCallStatus{}}
@@ -58,11 +58,11 @@ func TestRealCLISteering(t *testing.T) {
 			close(streaming)
 		}
 	}
-	a, s, srv := steerWorld(t, c.client())
+	_, s, srv := steerWorld(t, c.client())
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	done := promptStreaming(t, ctx, s, "Tell me something, slowly.", streaming)
-	if err := a.Steer(ctx, s, steerRequest(s, modelserver.SteerText)); err != nil {
+	if err := s.(acp.Steerer).Steer(ctx, steerRequest(s, modelserver.SteerText)); err != nil {
 		t.Fatalf("Steer: %v", err)
 	}
 	r := <-done
@@ -83,7 +83,7 @@ func TestRealCLISteering(t *testing.T) {
 		t.Fatalf("the model's last request did not hold the steering message")
 	}
 	// Between turns there is nothing to steer.
-	if err := a.Steer(ctx, s, steerRequest(s, "late")); !errors.Is(err, acp.ErrNoRunningTurn) {
+	if err := s.(acp.Steerer).Steer(ctx, steerRequest(s, "late")); !errors.Is(err, acp.ErrNoRunningTurn) {
 		t.Errorf("Steer between turns = %v, want ErrNoRunningTurn", err)
 	}
 	// The next turn is a turn of its own.
@@ -106,7 +106,7 @@ func TestRealCLISteeringThenCancel(t *testing.T) {
 			close(streaming)
 		}
 	}
-	a, s, srv := steerWorld(t, c.client())
+	_, s, srv := steerWorld(t, c.client())
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	pctx, pcancel := context.WithCancel(ctx)
@@ -120,7 +120,7 @@ func TestRealCLISteeringThenCancel(t *testing.T) {
 		done <- stop
 	}()
 	<-streaming
-	if err := a.Steer(ctx, s, steerRequest(s, "Stop that and say hi.")); err != nil {
+	if err := s.(acp.Steerer).Steer(ctx, steerRequest(s, "Stop that and say hi.")); err != nil {
 		t.Fatalf("Steer: %v", err)
 	}
 	pcancel()

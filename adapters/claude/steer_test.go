@@ -141,7 +141,7 @@ func steerCancelAndPrompt(t *testing.T, play func(*cli) error) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := promptStreaming(t, ctx, s, "Tell me something, slowly.", streaming)
-	if err := a.Steer(t.Context(), s, steerRequest(s, "Stop that.")); err != nil {
+	if err := s.(acp.Steerer).Steer(t.Context(), steerRequest(s, "Stop that.")); err != nil {
 		t.Fatalf("Steer: %v", err)
 	}
 	cancel()

@@ -190,7 +190,9 @@ func (a *Adapter) Info() acp.AgentInfo {
 		Prompt: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
 		MCP:    acp.McpCapabilities{HTTP: true},
 		// Writable roots of the workspace sandbox (threadConfig).
-		AdditionalDirectories: true}
+		AdditionalDirectories: true,
+		// turn/steer (steer.go).
+		Steering: true}
 }
 
 // server returns the running app-server, starting one when there is none

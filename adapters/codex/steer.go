@@ -26,33 +26,29 @@ type turnSteerResult struct {
 	TurnID string `json:"turnId"`
 }
 
-var _ acp.Steerer = (*Adapter)(nil)
+// Every Codex turn but a review or a compaction takes steering, and those
+// refuse it one by one, so Info declares steering.
 
-// Steerable is true: every Codex turn but a review or a compaction takes
-// steering, and those refuse it one by one.
-func (a *Adapter) Steerable() bool { return true }
+var _ acp.Steerer = (*Session)(nil)
 
-// Steer sends req's message to the turn running in s with turn/steer.
-func (a *Adapter) Steer(ctx context.Context, s acp.Session, req acp.SteeringRequest) error {
-	ss, ok := s.(*Session)
-	if !ok || ss.a != a {
-		return fmt.Errorf("%w: not a session of this adapter", acp.ErrInternal)
-	}
-	ss.mu.Lock()
-	t := ss.live
-	ss.mu.Unlock()
+// Steer sends req's message to the running turn with turn/steer.
+func (s *Session) Steer(ctx context.Context, req acp.SteeringRequest) error {
+	a := s.a
+	s.mu.Lock()
+	t := s.live
+	s.mu.Unlock()
 	if t == nil {
-		return fmt.Errorf("steering codex thread %s: %w", ss.thread, acp.ErrNoRunningTurn)
+		return fmt.Errorf("steering codex thread %s: %w", s.thread, acp.ErrNoRunningTurn)
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()
 	var res turnSteerResult
-	err := t.srv.c.Call(ctx, mTurnSteer, turnSteerParams{ThreadID: ss.thread, Input: promptInput(req.Prompt), ExpectedTurnID: t.id}, &res)
+	err := t.srv.c.Call(ctx, mTurnSteer, turnSteerParams{ThreadID: s.thread, Input: promptInput(req.Prompt), ExpectedTurnID: t.id}, &res)
 	if err != nil {
 		// The turn ended (or is one Codex does not steer, a review or a
 		// compaction): the message did not join it, and the bridge
 		// handles it as for an idle session once the turn is over.
-		return fmt.Errorf("steering codex thread %s: %w: %v", ss.thread, acp.ErrNoRunningTurn, err)
+		return fmt.Errorf("steering codex thread %s: %w: %v", s.thread, acp.ErrNoRunningTurn, err)
 	}
 	if res.TurnID != "" && res.TurnID != t.id {
 		a.opts.Logger.Warn().Str("turn", t.id).Str("steered", res.TurnID).Msg("codex steered another turn than the running one")

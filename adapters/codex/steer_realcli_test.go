@@ -20,13 +20,13 @@ import (
 // the editor before Prompt returns.
 func TestRealCodexSteering(t *testing.T) {
 	a, s, srv, rec := codexSteerWorld(t)
-	if !a.Steerable() {
+	if !a.Info().Steering {
 		t.Fatal("codex is not steerable")
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	steer := func(text string) error {
-		return a.Steer(ctx, s, acp.SteeringRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		return s.(acp.Steerer).Steer(ctx, acp.SteeringRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
 	}
 	if err := steer("nothing runs"); !errors.Is(err, acp.ErrNoRunningTurn) {
 		t.Errorf("Steer before any turn = %v, want ErrNoRunningTurn", err)
@@ -108,7 +108,7 @@ const strayWait = 1500 * time.Millisecond
 // asks the model anything once the turns are over), and the session serves
 // the next prompt.
 func TestRealCodexSteeringThenCancel(t *testing.T) {
-	a, s, srv, rec := codexSteerWorld(t)
+	_, s, srv, rec := codexSteerWorld(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	pctx, pcancel := context.WithCancel(ctx)
@@ -127,7 +127,7 @@ func TestRealCodexSteeringThenCancel(t *testing.T) {
 	case r := <-done:
 		t.Fatalf("the turn ended (%v) before it streamed", r)
 	}
-	if err := a.Steer(ctx, s, acp.SteeringRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock(modelserver.SteerText)}}); err != nil {
+	if err := s.(acp.Steerer).Steer(ctx, acp.SteeringRequest{SessionID: s.ID(), Prompt: []acp.ContentBlock{acp.TextBlock(modelserver.SteerText)}}); err != nil {
 		t.Fatalf("Steer: %v", err)
 	}
 	pcancel()

@@ -196,10 +196,12 @@ func sessionArg(args []string) string {
 	return ""
 }
 
-// Info describes the wrapped agent, titled as a replay of the fixture.
+// Info describes the wrapped agent, titled as a replay of the fixture;
+// steering is declared where the recording has it (steer.go).
 func (a *Adapter) Info() acp.AgentInfo {
 	info := a.inner.Info()
 	info.Title += " (replay of " + filepath.Base(a.src.path) + ")"
+	info.Steering = info.Steering && a.steerable()
 	return info
 }
 

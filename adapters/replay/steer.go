@@ -2,11 +2,8 @@ package replay
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"io"
 
-	"github.com/acpbridge/acpbridge/bridge/acp"
 	"github.com/acpbridge/acpbridge/internal/recording"
 )
 
@@ -19,15 +16,9 @@ import (
 // as steerable: the player would queue the message for a next prompt the
 // recording does not have, and the turn would never see it answered.
 
-var _ acp.Steerer = (*Adapter)(nil)
-
-// Steerable reports whether the wrapped adapter takes steering and the
-// recording holds a steered message.
-func (a *Adapter) Steerable() bool {
-	st, ok := a.inner.(acp.Steerer)
-	if !ok || !st.Steerable() {
-		return false
-	}
+// steerable reports whether the recording holds a steered message (the
+// wrapped adapter's Info must declare steering too).
+func (a *Adapter) steerable() bool {
 	a.steeredOnce.Do(func() {
 		var err error
 		if a.steered, err = hasSteered(a.src); err != nil {
@@ -35,15 +26,6 @@ func (a *Adapter) Steerable() bool {
 		}
 	})
 	return a.steered
-}
-
-// Steer hands the message to the wrapped adapter.
-func (a *Adapter) Steer(ctx context.Context, s acp.Session, req acp.SteeringRequest) error {
-	st, ok := a.inner.(acp.Steerer)
-	if !ok || !a.Steerable() {
-		return fmt.Errorf("%w: %s has no steered message to play", acp.ErrInternal, a.src.path)
-	}
-	return st.Steer(ctx, s, req)
 }
 
 // hasSteered reports whether the script holds a user message written into

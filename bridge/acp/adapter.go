@@ -32,10 +32,12 @@ import (
 // sessions. Methods that block must return promptly once ctx is done.
 //
 // Optional features are separate interfaces (Authenticator, Loader, Resumer,
-// Lister, Deleter), and the Server treats every adapter alike: it advertises
-// a capability only when the adapter implements the interface and Info does
-// not turn it off, so a client is never offered what the adapter cannot do;
-// a request for it is answered with method-not-found. Two more optional
+// Lister, Deleter, Forker), and the Server treats every adapter alike: it
+// advertises what the adapter declares, one way (capabilities.go: the
+// optional interfaces it implements, and AgentInfo for what has no method
+// of the Adapter), so a client is never offered what the adapter cannot
+// do; a request for it is answered with method-not-found. Steering is
+// served by the Session (Steerer) and declared in AgentInfo.Steering. Two more optional
 // interfaces fit agents whose capabilities and traffic are their own, as
 // native-ACP agents' are: Initializer answers initialize, and Forwarder
 // takes, params unchanged, the requests the Server would otherwise have to
@@ -166,6 +168,12 @@ type Initializer interface {
 //
 // The agent's requests and notifications reach the editor through the
 // RawClient given to Open.
+//
+// Inside the Server a RawSession and a typed Session are one kind of
+// open session: the handlers above reach either through the same calls,
+// and a typed Session's requests are checked and served as ServeSession
+// does (typed.go), which an adapter of adapters uses for the typed agents
+// it drives from forwarded params.
 type Forwarder interface {
 	// Open opens a session with session/new, session/load,
 	// session/resume or session/fork and returns it with the agent's

@@ -23,6 +23,9 @@ type AgentInfo struct {
 	// AdditionalDirectories is true when session/new's additionalDirectories
 	// are honoured.
 	AdditionalDirectories bool
+	// Steering is true when the adapter's sessions take messages into a
+	// running turn (_session/steering): each implements Steerer.
+	Steering bool
 	// Meta is merged into agentCapabilities._meta.
 	Meta map[string]any
 }

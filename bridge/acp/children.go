@@ -12,7 +12,7 @@ package acp
 // notes the ids they announce for the same routing.
 
 // ChildClient is implemented by the Clients the Server gives adapters
-// (and by those an adapter of adapters, such as package multi, gives the
+// (and by those an adapter of adapters, such as adapters/auto, gives the
 // adapters it wraps, when its own Client implements it).
 // An adapter type-asserts its Client to it, and uses it only when
 // Capabilities().Subagents is set: a client that did not advertise it

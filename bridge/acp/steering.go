@@ -97,22 +97,19 @@ func (r SteeringRequest) Validate() error {
 // does what steering an idle session does.
 var ErrNoRunningTurn = errors.New("no turn is running")
 
-// Steerer is implemented by adapters that can add a message to a running
-// turn (_session/steering). The Server advertises steering when the adapter
-// implements Steerer and Steerable reports true, and decides what the
+// Steerer is implemented by Sessions that can add a message to their
+// running turn (_session/steering). The Server advertises steering when
+// the adapter declares it (AgentInfo.Steering), and decides what the
 // message becomes: it calls Steer only while a turn of the session runs
 // (its Prompt has not returned); with none running, it runs the message as
 // a turn itself or refuses it, as the request asks.
 type Steerer interface {
-	// Steerable reports whether this adapter's sessions take steering (an
-	// engine shared by several agents may serve some that cannot).
-	Steerable() bool
-	// Steer hands req.Prompt to the turn running in s, a Session this
-	// adapter opened, and returns once the agent has it, without waiting
-	// for the turn. The turn then goes on until the agent has answered the
-	// message too, its updates and stop reason being those of one turn.
-	// It returns an error wrapping ErrNoRunningTurn when the turn ended
-	// (or is being cancelled) before the message could join it. It may be
-	// called concurrently with Prompt, Close and other Steer calls.
-	Steer(ctx context.Context, s Session, req SteeringRequest) error
+	// Steer hands req.Prompt to the session's running turn and returns
+	// once the agent has it, without waiting for the turn. The turn then
+	// goes on until the agent has answered the message too, its updates
+	// and stop reason being those of one turn. It returns an error
+	// wrapping ErrNoRunningTurn when the turn ended (or is being
+	// cancelled) before the message could join it. It may be called
+	// concurrently with Prompt, Close and other Steer calls.
+	Steer(ctx context.Context, req SteeringRequest) error
 }
